@@ -1,0 +1,1 @@
+"""fedrates reports: HTML/PDF renderings of stored records and verdicts."""

@@ -1,0 +1,1 @@
+"""fedrates verify: claims, sweeps, statistical checks, the command line."""

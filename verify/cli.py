@@ -1,0 +1,69 @@
+"""The ``fedrates`` command line.
+
+Each sub-command lives in its own module under :mod:`verify.commands` exposing ``register(subparsers)``; this module
+only assembles them and turns user errors into one line on stderr with exit status 2 (no traceback).
+
+Exit statuses: 0 success, 1 failed verification, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from solvers.errors import InputError
+
+#: sub-command modules, in the order they appear in ``fedrates --help``
+COMMAND_MODULES = (
+    "verify.commands.listing",
+    "verify.commands.reference",
+    "verify.commands.constants",
+    "verify.commands.run",
+    "verify.commands.explore",
+    "verify.commands.verify",
+    "verify.commands.report",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """ArgumentParser whose errors are one line and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"fedrates: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="fedrates", description="Check federated-optimization theory against reality.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module_name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:  # a command not built yet
+            if exc.name == module_name:
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.handler(args) or 0)
+    except InputError as exc:
+        sys.stderr.write(f"fedrates: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("fedrates: interrupted; finished work was kept\n")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
