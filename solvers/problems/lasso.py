@@ -1,0 +1,83 @@
+"""Federated sparse linear regression (Lasso), Bao et al. 2022, Example 3.1 and §4 (Figure 1).
+
+Model: y = xᵀw° + ε with w° = (1_s, 0_{p−s}) (times ``signal``), client covariates x = δ_k + z, δ_k ~ N(0, h²I)
+drawn once per client (heterogeneity), z ~ N(0, Σ) with Σ_ij = ρ_c^{|i−j|}, ε ~ N(0, σ_ε²).
+
+Objective (empirical):  φ(w) = Σ_k π_k (1/2n)‖X_k w − y_k‖² + λ‖w‖₁ over {‖w‖₂ ≤ ρ}, π_k = n_k/N (equal n).
+Objective (population): φ(w) = Σ_k π_k ½(w − w°)ᵀ(Σ + δ_kδ_kᵀ)(w − w°) + ½σ_ε² + λ‖w‖₁.
+
+Preset ``bao-lasso`` reproduces §4: 64 clients × 128 samples, p = 1024, s = 512, ρ_c = 0.5, h = 1, σ_ε = 1,
+λ = 0.5⁵.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvers.errors import InputError
+from solvers.penalties import L1
+from solvers.problems._params import Family, Param
+from solvers.problems.base import Problem
+from solvers.problems.datafits import GaussianPopulation, SampleLeastSquares
+
+PARAMETERS = {
+    "clients": Param(8, "int", "number of clients K >= 1", low=1),
+    "samples": Param(64, "int", "samples per client n_k >= 1", low=1),
+    "dim": Param(32, "int", "dimension p >= 1", low=1),
+    "sparsity": Param(8, "int", "number s of nonzero entries of the ground truth, 0 <= s <= dim", low=0),
+    "signal": Param(1.0, "float", "value of the nonzero entries of the ground truth"),
+    "correlation": Param(0.5, "float", "AR(1) correlation of the covariates, 0 <= c < 1", low=0.0),
+    "heterogeneity": Param(1.0, "float", "std h of the per-client covariate shift delta_k >= 0", low=0.0),
+    "noise": Param(1.0, "float", "std of the observation noise >= 0", low=0.0),
+    "lam": Param(0.5**5, "float", "regularisation lambda >= 0", low=0.0),
+    "radius": Param(None, "optional_float", "radius rho > 0 of the l2-ball domain (none = unconstrained)",
+                    low=0.0, low_inclusive=False),
+    "sampling": Param("empirical", "choice", "stochastic gradient sampling", choices=("empirical", "population")),
+    "seed": Param(0, "int", "seed of the data generator >= 0", low=0),
+}
+
+PRESETS = {
+    "bao-lasso": {"clients": 64, "samples": 128, "dim": 1024, "sparsity": 512, "correlation": 0.5,
+                  "heterogeneity": 1.0, "noise": 1.0, "lam": 0.5**5},
+}
+
+
+def _check(p: dict) -> None:
+    if p["sparsity"] > p["dim"]:
+        raise InputError(f"parameter sparsity={p['sparsity']} exceeds dim={p['dim']}; expected sparsity <= dim")
+    if p["correlation"] >= 1:
+        raise InputError(f"parameter correlation={p['correlation']} must be < 1")
+
+
+def ar1_covariance(dim: int, correlation: float) -> np.ndarray:
+    """Σ_ij = c^{|i−j|}."""
+    idx = np.arange(dim)
+    return correlation ** np.abs(idx[:, None] - idx[None, :])
+
+
+def build(params: dict, preset: str | None = None) -> Problem:
+    K, n, p = params["clients"], params["samples"], params["dim"]
+    data_rng, shift_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(params["seed"]).spawn(2))
+    truth = np.zeros(p)
+    truth[: params["sparsity"]] = params["signal"]
+    cov = ar1_covariance(p, params["correlation"])
+    factor = np.linalg.cholesky(cov)
+    deltas = params["heterogeneity"] * shift_rng.standard_normal((K, p))
+    weights = np.full(K, 1.0 / K)  # π_k = n_k / N with equal n_k
+    if params["sampling"] == "population":
+        datafit = GaussianPopulation(means=deltas, cov=cov, cov_factor=factor, truth=truth,
+                                     noise_std=params["noise"])
+    else:
+        X = deltas[:, None, :] + data_rng.standard_normal((K, n, p)) @ factor.T
+        y = X @ truth + params["noise"] * data_rng.standard_normal((K, n))
+        datafit = SampleLeastSquares(X=X, y=y)
+    return Problem(
+        family="lasso", preset=preset, params=params, shape=(p,), weights=weights, datafit=datafit,
+        penalty=L1(lam=params["lam"]), radius=params["radius"], truth=truth, sampling=params["sampling"],
+        description="federated sparse linear regression (Bao et al. 2022, Example 3.1)",
+        extras={"deltas": deltas, "covariance": cov, "covariance_factor": factor},
+    )
+
+
+FAMILY = Family("lasso", "sparse linear regression with an l1 penalty (Bao et al. 2022 §4)", PARAMETERS, PRESETS,
+                build, (_check,))
