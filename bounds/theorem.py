@@ -1,20 +1,25 @@
 """The :class:`Theorem` record: a paper's result as data.
 
-A theorem is a sympy right-hand side plus the metadata needed to test it: what is measured (``lhs``), how the
-inequality must be read (``kind`` and ``probability``), the conditions under which it is proved, the map from the
-paper's letters to fedrates' vocabulary, and notes recording every error found in the paper with its resolution.
+A theorem is a sympy right-hand side plus the metadata needed to test it: what is measured (``lhs``), how
+the inequality must be read (``kind`` and ``probability``), the conditions under which it is proved, the map
+from the paper's letters to fedrates' vocabulary, and notes recording every error found in the paper with its
+resolution.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Literal
 
 import sympy as sp
 
-__all__ = ["Note", "Theorem", "KINDS", "PROBABILITIES"]
+from solvers.errors import InputError
+
+__all__ = ["ConditionResult", "Note", "Theorem", "KINDS", "PROBABILITIES", "check_values"]
 
 Kind = Literal["explicit", "order", "contraction", "complexity"]
 Probability = Literal["deterministic", "expectation", "high_probability"]
@@ -36,6 +41,45 @@ class Note:
 
 
 @dataclass(frozen=True)
+class ConditionResult:
+    """The status of one condition of a theorem at given values.
+
+    ``holds`` is ``True``/``False``, or ``None`` when a symbol of the condition has no value (``missing``
+    names them).  ``lhs_value``/``rhs_value`` are the two sides evaluated (``None`` when missing).
+    """
+
+    text: str
+    holds: bool | None
+    missing: tuple[str, ...] = ()
+    lhs_value: float | None = None
+    rhs_value: float | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"condition": self.text, "holds": self.holds, "missing": list(self.missing),
+                "lhs": self.lhs_value, "rhs": self.rhs_value}
+
+
+def check_values(values: Mapping[str, float], names: set[str] | None = None) -> dict[str, float]:
+    """Validate numeric values for positive symbols: each must be a finite number > 0.
+
+    Only the keys in ``names`` are checked (all keys when ``None``); returns them as floats.
+    """
+    out: dict[str, float] = {}
+    for key, raw in values.items():
+        if names is not None and key not in names:
+            continue
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            raise InputError(f"value of '{key}' must be a number, got {raw!r}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise InputError(f"value of '{key}' must be a finite positive number (all symbols are positive), "
+                             f"got {raw!r}")
+        out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
 class Theorem:
     """A bound from a paper.
 
@@ -54,9 +98,11 @@ class Theorem:
         probability: ``deterministic``, ``expectation`` or ``high_probability`` (failure probability symbol in
             ``failure_probability``).
         conditions: sympy relations that must hold (e.g. ``a >= 4*L/mu``).
-        assumptions: the paper's assumptions used, as short labels (e.g. ``"A1: L-smooth, mu-strongly convex"``).
+        assumptions: the paper's assumptions used, as short labels
+            (e.g. ``"A1: L-smooth, mu-strongly convex"``).
         symbols: map from each free symbol's name to its meaning; a meaning that is a vocabulary name
-            (``clients``, ``rounds``, ``local_steps``, ``iterations``, ...) ties the symbol to a sweep variable.
+            (``clients``, ``rounds``, ``local_steps``, ``iterations``, ...) ties the symbol to a sweep
+            variable.
         notes: errata, typos and clarifications.
         failure_probability: name of the failure-probability symbol for high-probability statements.
         equation: the paper's equation/reference, e.g. ``"(4), App. B.2"``.
@@ -106,3 +152,71 @@ class Theorem:
     @property
     def errata(self) -> tuple[Note, ...]:
         return tuple(n for n in self.notes if n.kind == "erratum")
+
+    @property
+    def rhs_symbols(self) -> tuple[str, ...]:
+        """Names of the free symbols of the rhs, sorted."""
+        return tuple(sorted(s.name for s in self.rhs.free_symbols))
+
+    @cached_property
+    def _compiled(self) -> tuple[tuple[str, ...], Callable[..., float]]:
+        """``lambdify`` of the rhs, compiled once per theorem (mpmath backend: exact special functions and no
+        numpy import on the command-line path)."""
+        symbols = sorted(self.rhs.free_symbols, key=lambda s: s.name)
+        fn = sp.lambdify(symbols, self.rhs, modules="mpmath")
+        return tuple(s.name for s in symbols), fn
+
+    def evaluate(self, values: Mapping[str, float]) -> float:
+        """The rhs at ``values`` (symbol name -> positive number; extra keys are ignored).
+
+        Raises :class:`InputError` listing the missing symbols, naming a non-positive value, or when the rhs
+        is undefined or not real at these values.
+        """
+        names, fn = self._compiled
+        missing = [n for n in names if n not in values]
+        if missing:
+            raise InputError(f"theorem {self.id} needs values for: {', '.join(missing)}")
+        vals = check_values(values, set(names))
+        try:
+            out = fn(*(vals[n] for n in names))
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
+            raise InputError(f"theorem {self.id}: rhs undefined at these values ({exc})") from None
+        if hasattr(out, "imag") and abs(complex(out).imag) > 1e-12 * max(1.0, abs(complex(out).real)):
+            raise InputError(f"theorem {self.id}: rhs is not real at these values (a logarithm of a number "
+                             f"below 1, e.g. delta >= 1?)")
+        return float(out.real) if hasattr(out, "real") else float(out)
+
+    def check_conditions(self, values: Mapping[str, float]) -> list[ConditionResult]:
+        """Evaluate every condition at ``values``; a condition lacking a symbol's value gives ``None``."""
+        results: list[ConditionResult] = []
+        for cond in self.conditions:
+            text = condition_text(cond)
+            names = sorted(s.name for s in cond.free_symbols)
+            missing = tuple(n for n in names if n not in values)
+            if missing:
+                results.append(ConditionResult(text, None, missing))
+                continue
+            vals = check_values(values, set(names))
+            subs = {s: sp.Float(vals[s.name], 30) for s in cond.free_symbols}
+            if isinstance(cond, sp.core.relational.Relational):
+                left = float(cond.lhs.evalf(30, subs=subs))
+                right = float(cond.rhs.evalf(30, subs=subs))
+                tol = 1e-12 * max(abs(left), abs(right))  # boundary values (a = 4L/mu exactly) hold
+                ops = {">=": left >= right - tol, "<=": left <= right + tol, ">": left > right,
+                       "<": left < right, "==": abs(left - right) <= tol, "!=": abs(left - right) > tol}
+                holds = ops[cond.rel_op]
+                results.append(ConditionResult(text, bool(holds), (), left, right))
+            else:
+                results.append(ConditionResult(text, bool(cond.subs(subs)), ()))
+        return results
+
+    def failed_conditions(self, values: Mapping[str, float]) -> list[str]:
+        """Texts of the conditions that are False at ``values`` (missing ones are not counted)."""
+        return [c.text for c in self.check_conditions(values) if c.holds is False]
+
+
+def condition_text(cond: sp.Basic) -> str:
+    """A condition as readable text, e.g. ``a >= 4*L/mu``."""
+    if isinstance(cond, sp.core.relational.Relational):
+        return f"{sp.sstr(cond.lhs)} {cond.rel_op} {sp.sstr(cond.rhs)}"
+    return sp.sstr(cond)

@@ -1,18 +1,25 @@
-"""Stochastic gradient oracles, vectorized over replicas (seeds) and clients.
+"""Gradient oracles, vectorized over replicas (seeds) and clients.
 
 Randomness: a run seed s gives ``SeedSequence(s).spawn(K + 1)``: stream 0 is the server's (client sampling), and
 stream 1 + k belongs to client k.  A client draws from its own stream only when it computes a stochastic gradient,
 so results do not depend on which other clients participate or in which order they are processed, and equal seeds
 give bit-identical results.
 
-Minibatch gradients of client k at its point w_k (batch size B):
+Per local step, client k consumes exactly one *draw unit* from its stream:
 
-* ``empirical``  — B indices of the client's n samples, uniformly **without** replacement (as in Bao et al.'s
-  experiments) or with replacement; g = (1/B) Σ_{i∈batch} x_i(x_iᵀw_k − y_i).
-* ``population`` — B fresh draws x = m_k + F g (g ~ N(0, I)), y = xᵀw° + σ_ε e (e ~ N(0, 1)); same formula.
-* ``gaussian``   — ∇f_k(w_k) + (σ/√d) ζ with ζ ~ N(0, I_d).
+* ``empirical`` without replacement — ``n`` uniform keys ``g.random(n)``; the minibatch is the B samples with the
+  smallest keys (a uniformly random B-subset of the client's n samples, as in Bao et al.'s experiments);
+* ``empirical`` with replacement — ``g.random(B)``, indices ⌊u·n⌋;
+* ``population`` — ``g.standard_normal((B, d + 1))``: x = m_k + F g (first d columns), y = xᵀw° + σ_ε e (last);
+* ``gaussian`` — ``g.standard_normal(d)`` (only when σ > 0).
 
-All three are unbiased for ∇f_k(w_k) of the problem's objective.
+The minibatch gradient is g = (1/B) Σ_{i∈batch} x_i(x_iᵀw_k − y_i) for sample-based problems and
+∇f_k(w_k) + (σ/√(dB)) ζ for ``gaussian`` problems (E‖noise‖² = σ²/B).  All are unbiased for ∇f_k(w_k).
+
+``Generator.random`` and ``Generator.standard_normal`` fill arrays sequentially, so drawing several steps in one
+call gives exactly the numbers of step-by-step calls: :class:`GradientOracle` draws a whole round's units per
+client in one call (bounded by a memory budget) and the results are identical to step-by-step drawing, whatever
+the number of replicas processed together.
 """
 
 from __future__ import annotations
@@ -23,8 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers.problems.base import Problem
+from solvers.problems.datafits import DenseQuadratic, GaussianPopulation, SampleLeastSquares
 
-__all__ = ["Streams", "make_streams", "minibatch_gradients"]
+__all__ = ["Streams", "make_streams", "minibatch_gradients", "exact_gradients", "GradientOracle"]
+
+#: largest number of float64 values drawn ahead in one round (64 MB)
+_PREFETCH_BUDGET = 1 << 23
 
 
 @dataclass
@@ -42,10 +53,77 @@ def make_streams(seed: int, clients: int) -> Streams:
     return Streams(server=gens[0], clients=gens[1:])
 
 
-def _draw_indices(rngs: Sequence[np.random.Generator], n: int, batch: int, replace: bool) -> np.ndarray:
+def _unit_shape(problem: Problem, batch: int, replace: bool) -> tuple[int, ...] | None:
+    """Shape of the random numbers one client consumes per local step (None: deterministic)."""
+    if problem.sampling == "empirical":
+        return (batch,) if replace else (problem.datafit.samples,)
+    if problem.sampling == "population":
+        return (batch, problem.dim + 1)
+    return (problem.dim,) if problem.noise_std > 0 else None
+
+
+def _draw(gens: Sequence[np.random.Generator], steps: int, unit: tuple[int, ...], sampling: str) -> np.ndarray:
+    """Stack of ``steps`` draw units per generator: (len(gens), steps, *unit)."""
+    shape = (steps,) + unit
+    if sampling == "empirical":
+        return np.stack([g.random(shape) for g in gens])
+    return np.stack([g.standard_normal(shape) for g in gens])
+
+
+def _indices(keys: np.ndarray, n: int, batch: int, replace: bool) -> np.ndarray:
+    """Minibatch indices from uniform keys: (..., n) keys -> (..., B) (see module docstring)."""
     if replace:
-        return np.stack([g.integers(0, n, size=batch) for g in rngs])
-    return np.stack([g.choice(n, size=batch, replace=False) for g in rngs])
+        return np.minimum((keys * n).astype(np.intp), n - 1)
+    if batch == n:
+        return np.broadcast_to(np.arange(n), keys.shape[:-1] + (n,))
+    return np.argpartition(keys, batch - 1, axis=-1)[..., :batch]
+
+
+def _check_batch(problem: Problem, batch: int, replace: bool) -> None:
+    if problem.sampling == "empirical" and not replace and batch > problem.datafit.samples:
+        from solvers.errors import InputError
+
+        raise InputError(f"batch={batch} exceeds the {problem.datafit.samples} samples of a client "
+                         "(sampling without replacement); expected batch <= samples")
+
+
+def exact_gradients(problem: Problem, Wf: np.ndarray, clients: np.ndarray) -> np.ndarray:
+    """∇f_k at per-(replica, client) points: Wf (R, m, d), clients (R, m) -> (R, m, d) (flattened model)."""
+    fit = problem.datafit
+    if isinstance(fit, GaussianPopulation):
+        U = Wf - fit.truth
+        means = fit.means[clients]
+        return U @ fit.cov + np.einsum("rmd,rmd->rm", U, means)[..., None] * means
+    if isinstance(fit, DenseQuadratic) or (isinstance(fit, SampleLeastSquares) and fit.dim <= 2 * fit.samples):
+        Q, b = fit.hessians[clients], fit.linear_terms[clients]
+        return np.einsum("rmde,rme->rmd", Q, Wf) - b
+    out = np.empty_like(Wf)
+    for r in range(Wf.shape[0]):  # rows gathered one replica at a time to bound memory
+        X, y = fit.X[clients[r]], fit.y[clients[r]]
+        resid = np.einsum("mnd,md->mn", X, Wf[r]) - y
+        out[r] = np.einsum("mnd,mn->md", X, resid) / fit.samples
+    return out
+
+
+def _sample_gradients(problem: Problem, Wf: np.ndarray, clients: np.ndarray, draws: np.ndarray,
+                      batch: int) -> np.ndarray:
+    """Minibatch gradients from one step's draws: Wf (R, m, d), draws (R, m, *unit) -> (R, m, d)."""
+    if problem.sampling == "gaussian":
+        G = exact_gradients(problem, Wf, clients)
+        if problem.noise_std > 0:
+            G = G + (problem.noise_std / np.sqrt(problem.dim * batch)) * draws
+        return G
+    if problem.sampling == "empirical":
+        fit = problem.datafit
+        Xb = fit.X[clients[..., None], draws]  # (R, m, B, d)
+        yb = fit.y[clients[..., None], draws]
+    else:
+        pop = problem.population
+        d = problem.dim
+        Xb = pop.means[clients][:, :, None, :] + draws[..., :d] @ pop.cov_factor.T
+        yb = Xb @ pop.truth + pop.noise_std * draws[..., d]
+    resid = np.einsum("rmbd,rmd->rmb", Xb, Wf) - yb
+    return np.einsum("rmbd,rmb->rmd", Xb, resid) / batch
 
 
 def minibatch_gradients(
@@ -56,7 +134,7 @@ def minibatch_gradients(
     batch: int,
     replace: bool = False,
 ) -> np.ndarray:
-    """Stochastic gradients for R replicas and m clients.
+    """Stochastic gradients for R replicas and m clients (one local step; see module docstring).
 
     Args:
         problem: the federation.
@@ -69,41 +147,81 @@ def minibatch_gradients(
     Returns:
         array of shape (R, m, *shape).
     """
+    _check_batch(problem, batch, replace)
     R, m = W.shape[:2]
     clients = np.broadcast_to(np.asarray(clients), (R, m))
-    Wf = problem.flat(W)
-    d = problem.dim
-    rngs = [[client_rngs[r][k] for k in clients[r]] for r in range(R)]
-    flat_rngs = [g for row in rngs for g in row]
-    if problem.sampling == "empirical":
-        fit = problem.datafit
-        n = fit.X.shape[1]
-        if not replace and batch > n:
-            raise ValueError(f"batch={batch} exceeds the {n} samples of a client (sampling without replacement)")
-        idx = _draw_indices(flat_rngs, n, batch, replace).reshape(R, m, batch)
-        kk = clients[..., None]
-        Xb = fit.X[kk, idx]  # (R, m, B, d)
-        yb = fit.y[kk, idx]
-        resid = np.einsum("rmbd,rmd->rmb", Xb, Wf) - yb
-        G = np.einsum("rmbd,rmb->rmd", Xb, resid) / batch
-    elif problem.sampling == "population":
-        pop = problem.population
-        draws = np.stack([g.standard_normal((batch, d + 1)) for g in flat_rngs]).reshape(R, m, batch, d + 1)
-        Xb = pop.means[clients][:, :, None, :] + draws[..., :d] @ pop.cov_factor.T
-        yb = Xb @ pop.truth + pop.noise_std * draws[..., d]
-        resid = np.einsum("rmbd,rmd->rmb", Xb, Wf) - yb
-        G = np.einsum("rmbd,rmb->rmd", Xb, resid) / batch
-    else:  # gaussian
-        G = problem.datafit.client_gradients_subset(Wf, clients) if hasattr(
-            problem.datafit, "client_gradients_subset") else _exact_subset(problem, Wf, clients)
-        if problem.noise_std > 0:
-            noise = np.stack([g.standard_normal(d) for g in flat_rngs]).reshape(R, m, d)
-            G = G + (problem.noise_std / np.sqrt(d * batch)) * noise
-    return problem.unflat(G)
+    unit = _unit_shape(problem, batch, replace)
+    draws = None
+    if unit is not None:
+        gens = [client_rngs[r][k] for r in range(R) for k in clients[r]]
+        draws = _draw(gens, 1, unit, problem.sampling).reshape((R, m) + unit)
+        if problem.sampling == "empirical":
+            draws = _indices(draws, problem.datafit.samples, batch, replace)
+    return problem.unflat(_sample_gradients(problem, problem.flat(W), clients, draws, batch))
 
 
-def _exact_subset(problem: Problem, Wf: np.ndarray, clients: np.ndarray) -> np.ndarray:
-    """∇f_k at per-(replica, client) points for a subset of clients, shape (R, m, d)."""
-    fit = problem.datafit
-    Q, b = fit.hessians[clients], fit.linear_terms[clients]
-    return np.einsum("rmde,rme->rmd", Q, Wf) - b
+class GradientOracle:
+    """Per-run gradient oracle: exact or minibatch gradients of participating clients, with evaluation counts.
+
+    ``begin_round(clients, steps)`` announces the round's participants (R, m) and its expected number of local
+    steps; the draw units of those steps are then drawn in one call per client (and more on demand).
+    ``oracle(W)`` returns the gradients of the round's participants at W (R, m, *shape) and advances one step;
+    ``oracle(W, clients)`` with other clients draws one step for those clients directly.
+
+    Counters: ``steps`` (oracle calls = local steps), ``evaluations`` (client gradient evaluations, one per
+    client per call, a minibatch counting as one).
+    """
+
+    def __init__(self, problem: Problem, client_rngs: Sequence[Sequence[np.random.Generator]], batch: int,
+                 exact: bool = False, replace: bool = False) -> None:
+        self.problem = problem
+        self.client_rngs = client_rngs
+        self.batch = int(batch)
+        self.exact = bool(exact)
+        self.replace = bool(replace)
+        if not self.exact:
+            _check_batch(problem, self.batch, self.replace)
+        self.unit = None if self.exact else _unit_shape(problem, self.batch, self.replace)
+        self.steps = 0
+        self.evaluations = 0
+        self._clients: np.ndarray | None = None
+        self._buffer: np.ndarray | None = None
+        self._pos = 0
+        self._hint = 1
+
+    def begin_round(self, clients: np.ndarray, steps: int = 1) -> None:
+        self._clients = clients
+        self._buffer = None
+        self._pos = 0
+        self._hint = max(1, int(steps))
+
+    def _refill(self, clients: np.ndarray, steps: int) -> np.ndarray:
+        R, m = clients.shape
+        per_step = R * m * int(np.prod(self.unit))
+        steps = max(1, min(steps, _PREFETCH_BUDGET // max(per_step, 1)))
+        gens = [self.client_rngs[r][k] for r in range(R) for k in clients[r]]
+        draws = _draw(gens, steps, self.unit, self.problem.sampling).reshape((R, m, steps) + self.unit)
+        if self.problem.sampling == "empirical":
+            draws = _indices(draws, self.problem.datafit.samples, self.batch, self.replace)
+        return draws
+
+    def __call__(self, W: np.ndarray, clients: np.ndarray | None = None) -> np.ndarray:
+        problem = self.problem
+        own = clients is None or clients is self._clients
+        clients = self._clients if clients is None else np.broadcast_to(np.asarray(clients), W.shape[:2])
+        Wf = problem.flat(W)
+        self.steps += 1
+        self.evaluations += clients.shape[1]
+        if self.exact:
+            return problem.unflat(exact_gradients(problem, Wf, clients))
+        draws = None
+        if self.unit is not None:
+            if own:
+                if self._buffer is None or self._pos >= self._buffer.shape[2]:
+                    self._buffer = self._refill(clients, self._hint)
+                    self._pos = 0
+                draws = self._buffer[:, :, self._pos]
+                self._pos += 1
+            else:
+                draws = self._refill(clients, 1)[:, :, 0]
+        return problem.unflat(_sample_gradients(problem, Wf, clients, draws, self.batch))

@@ -1,0 +1,56 @@
+"""The catalogue of claims, one module per paper (``verify.claims.<paper>`` defines ``CLAIMS``)."""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+from functools import cache
+
+from solvers.errors import InputError, unknown_name
+from verify.claims.base import Claim
+
+__all__ = ["Claim", "all_claims", "get", "ids", "select"]
+
+PAPERS = ("bao",)
+
+
+@cache
+def _load() -> dict[str, Claim]:
+    out: dict[str, Claim] = {}
+    for paper in PAPERS:
+        module = importlib.import_module(f"verify.claims.{paper}")
+        for claim in module.CLAIMS:
+            if claim.id in out:
+                raise RuntimeError(f"duplicate claim id {claim.id}")
+            out[claim.id] = claim
+    return out
+
+
+def all_claims() -> list[Claim]:
+    return list(_load().values())
+
+
+def ids() -> list[str]:
+    return list(_load())
+
+
+def get(claim_id: str) -> Claim:
+    table = _load()
+    if claim_id not in table:
+        raise unknown_name("claim", claim_id, table)
+    return table[claim_id]
+
+
+def select(pattern: str | None) -> list[Claim]:
+    """Claims whose id matches a glob ``pattern`` (or contains it as a substring); none matching is an error."""
+    claims = all_claims()
+    if not pattern:
+        return claims
+    chosen = [c for c in claims if fnmatch.fnmatchcase(c.id, pattern) or pattern in c.id]
+    if not chosen:
+        import difflib
+
+        close = difflib.get_close_matches(pattern, [c.id for c in claims], n=3, cutoff=0.3)
+        hint = f"; close ids: {', '.join(close)}" if close else f"; available: {', '.join(c.id for c in claims)}"
+        raise InputError(f"--only '{pattern}' matches no claim{hint}")
+    return chosen

@@ -1,0 +1,215 @@
+"""Self-contained HTML report of stored records and verdicts.
+
+One file, viewable offline: inline CSS, inline SVG figures (text drawn as paths), no scripts, no external
+fonts or stylesheets. Statements are shown as their LaTeX source in a code block (no MathJax, which would need
+the network). Every string taken from the data passes through jinja2 autoescaping.
+
+Layout: summary (counts per verdict, colour-coded table), errata (prominent), one section per claim (statement,
+measured / predicted / tolerance, verdict and message, conditions with ✓/✗, constants, figure), provenance.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pandas as pd
+from markupsafe import Markup
+
+from reports import figures
+
+__all__ = ["VERDICTS", "build_context", "render_html", "render_html_string"]
+
+#: verdict values, in the order the summary counts them
+VERDICTS = ("pass", "fail", "erratum", "conditions-not-met", "inconclusive", "error")
+
+_TEMPLATES = Path(__file__).with_name("templates")
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(_TEMPLATES)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=False,
+        lstrip_blocks=False,
+    )
+
+
+def _fmt(value: Any) -> str:
+    """Human-readable text for a number, string, list or missing value."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "∞" if value > 0 else "−∞"
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_fmt(v) for v in value)
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} = {_fmt(v)}" for k, v in value.items())
+    if hasattr(value, "item"):  # numpy scalar
+        return _fmt(value.item())
+    return str(value)
+
+
+def _seeds(seeds: Any) -> str:
+    if not seeds:
+        return "—"
+    seeds = list(seeds)
+    text = ", ".join(str(s) for s in seeds[:12])
+    return f"{len(seeds)}: {text}{', …' if len(seeds) > 12 else ''}"
+
+
+def _condition(item: Mapping[str, Any]) -> dict[str, str]:
+    holds = item.get("holds")
+    mark, css = ("✓", "holds-yes") if holds is True else ("✗", "holds-no") if holds is False else ("?", "holds-unknown")
+    return {"condition": str(item.get("condition", "")), "value": _fmt(item.get("value")), "mark": mark, "css": css}
+
+
+def _fit_text(fit: Any) -> str:
+    if not isinstance(fit, Mapping) or fit.get("slope") is None:
+        return ""
+    return figures.format_fit_label(fit)
+
+
+def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame) -> dict[str, Any]:
+    claim = str(verdict.get("claim", f"claim {index}"))
+    key = str(verdict.get("verdict", "unknown"))
+    known = key if key in VERDICTS else "unknown"
+    rows = records[records["claim"] == claim] if "claim" in records.columns else records.iloc[0:0]
+    svg: Markup | None = None
+    note = ""
+    if rows.empty:
+        note = "No records were stored for this claim."
+    elif not verdict.get("x"):
+        note = "The verdict names no swept parameter to plot against."
+    else:
+        try:
+            svg = Markup(figures.to_svg(figures.claim_figure(rows, verdict), id_prefix=f"c{index}-"))
+        except ValueError as exc:
+            note = f"Figure unavailable: {exc}"
+    constants = verdict.get("constants") or {}
+    return {
+        "anchor": f"claim-{index}",
+        "claim": claim,
+        "title": str(verdict.get("title", "")),
+        "theorem": str(verdict.get("theorem", "")),
+        "statement": str(verdict.get("statement", "") or ""),
+        "algorithm": str(verdict.get("algorithm", "")),
+        "problem": str(verdict.get("problem", "")),
+        "verdict": key,
+        "verdict_key": known,
+        "css": f"v-{known}",
+        "measured": _fmt(verdict.get("measured")),
+        "predicted": _fmt(verdict.get("predicted")),
+        "tolerance": _fmt(verdict.get("tolerance")),
+        "regime": str(verdict.get("regime", "") or ""),
+        "conditions": [_condition(c) for c in verdict.get("conditions") or [] if isinstance(c, Mapping)],
+        "constants": [(str(k), _fmt(v)) for k, v in constants.items()] if isinstance(constants, Mapping) else [],
+        "seeds": _seeds(verdict.get("seeds")),
+        "message": str(verdict.get("message", "") or ""),
+        "fit": _fit_text(verdict.get("fit")),
+        "calibrated_constant": (
+            _fmt(verdict["calibrated_constant"]) if verdict.get("calibrated_constant") is not None else ""
+        ),
+        "svg": svg,
+        "figure_note": note,
+    }
+
+
+def _provenance_rows(provenance: Mapping[str, Any]) -> list[tuple[str, str]]:
+    rows = []
+    for key, value in (provenance or {}).items():
+        if isinstance(value, (dict, list)):
+            text = json.dumps(value, default=str)
+            if len(text) > 600:
+                text = text[:600] + " …"
+        else:
+            text = _fmt(value)
+        rows.append((str(key), text))
+    return rows
+
+
+def build_context(
+    records: pd.DataFrame,
+    verdicts: Sequence[Mapping[str, Any]],
+    provenance: Mapping[str, Any],
+    errata: Sequence[Mapping[str, Any]],
+    title: str = "fedrates verification report",
+) -> dict[str, Any]:
+    """The template context: formatted strings, figures as SVG markup, verdict counts."""
+    claims = [_claim_view(i, v, records) for i, v in enumerate(verdicts, start=1)]
+    seen = [c["verdict"] for c in claims]
+    order = list(VERDICTS) + sorted(set(seen) - set(VERDICTS))
+    counts = [
+        {"verdict": v, "count": seen.count(v), "css": f"v-{v if v in VERDICTS else 'unknown'}"}
+        for v in order
+        if seen.count(v)
+    ]
+    return {
+        "title": str(title),
+        "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "n_claims": len(claims),
+        "n_records": len(records),
+        "counts": counts,
+        "claims": claims,
+        "erratum_claims": [c for c in claims if c["verdict"] == "erratum"],
+        "errata": [
+            {
+                "theorem": str(e.get("theorem", "")),
+                "text": str(e.get("text", "")),
+                "resolution": str(e.get("resolution", "")),
+            }
+            for e in errata or []
+        ],
+        "provenance": _provenance_rows(provenance),
+    }
+
+
+def render_html_string(
+    records: pd.DataFrame,
+    verdicts: Sequence[Mapping[str, Any]],
+    provenance: Mapping[str, Any],
+    errata: Sequence[Mapping[str, Any]],
+    title: str = "fedrates verification report",
+) -> str:
+    """The report as one HTML document (see the module docstring)."""
+    template = _environment().get_template("report.html.j2")
+    return template.render(**build_context(records, verdicts, provenance, errata, title))
+
+
+def render_html(
+    records: pd.DataFrame,
+    verdicts: Sequence[Mapping[str, Any]],
+    provenance: Mapping[str, Any],
+    errata: Sequence[Mapping[str, Any]],
+    path: str | os.PathLike[str],
+    title: str = "fedrates verification report",
+) -> Path:
+    """Render the report and write it to ``path`` atomically (temporary file + ``os.replace``)."""
+    text = render_html_string(records, verdicts, provenance, errata, title)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -1,0 +1,250 @@
+"""Tests of reports.figures and reports.html: figure content, self-containment, escaping of hostile data."""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from reports import figures, html
+
+HOSTILE = "<script>alert(1)</script>"
+QUOTES = "\"&'"
+X = [10, 20, 40, 80]
+SEEDS = [0, 1, 2]
+
+
+def _records(claim: str = "bao.thm2.1/rate-T", bound: float | None = 10.0) -> pd.DataFrame:
+    """Three seeds × four sweep points, two recorded rounds per run (the last one is at round = iterations)."""
+    rows = []
+    for seed in SEEDS:
+        for point, t in enumerate(X):
+            for rnd in (1, t):
+                rows.append(
+                    {
+                        "claim": claim,
+                        "point": point,
+                        "seed": seed,
+                        "round": rnd,
+                        "iterations": t,
+                        "metric": "objective_gap",
+                        # early rounds are far larger: they must not enter the plotted value at this point
+                        "value": 3.0 * (1 + seed) / t if rnd == t else 1e3,
+                        "bound": math.nan if bound is None else bound / t,
+                    }
+                )
+    extra = dict(rows[0], metric="distance_to_optimum", value=5.0)  # another metric, not plotted
+    return pd.DataFrame([*rows, extra])
+
+
+def _verdict(claim: str = "bao.thm2.1/rate-T", **over: object) -> dict:
+    verdict = {
+        "claim": claim,
+        "title": "rate in T",
+        "theorem": "bao.thm2.1",
+        "statement": r"\mathbb{E} f(\hat w_T) - f^\star \le \frac{C}{T}",
+        "algorithm": "fedda",
+        "problem": "lasso",
+        "verdict": "pass",
+        "measured": -1.02,
+        "predicted": -1.0,
+        "tolerance": 0.1,
+        "regime": "noise-dominated",
+        "conditions": [
+            {"condition": "a >= 4 L / mu", "holds": True, "value": "a = 40"},
+            {"condition": "T >= a", "holds": False, "value": "T = 10"},
+            {"condition": "sigma known", "holds": None, "value": ""},
+        ],
+        "constants": {"L": 1.5, "mu": 0.25},
+        "seeds": SEEDS,
+        "message": "slope within tolerance",
+        "x": "iterations",
+        "metric": "objective_gap",
+        "fit": {"slope": -1.02, "intercept": 1.1, "lo": -1.08, "hi": -0.97},
+    }
+    verdict.update(over)
+    return verdict
+
+
+# ---------------------------------------------------------------------------------------------------- figures
+
+
+def test_claim_figure_lines_axes_and_labels() -> None:
+    fig = figures.claim_figure(_records(), _verdict())
+    (ax,) = fig.axes
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    lines = ax.get_lines()
+    assert len(lines) == len(SEEDS) + 3  # seeds, mean, bound, fit
+    labels = [line.get_label() for line in lines]
+    assert "arithmetic mean over 3 seeds" in labels
+    assert "fitted slope \u22121.02 [\u22121.08, \u22120.97]" in labels
+    assert ax.get_title() == "bao.thm2.1/rate-T"
+    # the bold mean uses each run's last round only: mean over seeds of 3 (1 + seed) / t = 6 / t
+    (mean,) = [line for line in lines if line.get_label().startswith("arithmetic mean")]
+    np.testing.assert_allclose(mean.get_xdata(), X)
+    np.testing.assert_allclose(mean.get_ydata(), 6.0 / np.array(X), rtol=1e-12)
+    (bound,) = [line for line in lines if line.get_label().startswith("bound")]
+    np.testing.assert_allclose(bound.get_ydata(), 10.0 / np.array(X), rtol=1e-12)
+
+
+def test_claim_figure_without_bound_or_fit() -> None:
+    fig = figures.claim_figure(_records(bound=None), _verdict(fit=None))
+    assert len(fig.axes[0].get_lines()) == len(SEEDS) + 1
+
+
+def test_claim_figure_over_rounds_draws_one_line_per_run() -> None:
+    fig = figures.claim_figure(_records(), _verdict(x="round", fit=None))
+    assert len(fig.axes[0].get_lines()) == len(SEEDS) * len(X) + 2  # runs, mean, bound
+
+
+def test_claim_figure_leaves_out_non_positive_values() -> None:
+    df = _records()
+    df.loc[(df["seed"] == 0) & (df["round"] == df["iterations"]), "value"] = 0.0
+    fig = figures.claim_figure(df, _verdict(fit=None))
+    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert any("4 non-positive" in t for t in texts)
+    assert len(fig.axes[0].get_lines()) == len(SEEDS) - 1 + 2
+
+
+@pytest.mark.parametrize("over", [{"x": "clients"}, {"x": None}, {"metric": "no_such_metric"}])
+def test_claim_figure_rejects_unplottable(over: dict) -> None:
+    with pytest.raises(ValueError):
+        figures.claim_figure(_records(), _verdict(**over))
+
+
+def test_to_svg_is_inline_and_offline() -> None:
+    fig = figures.claim_figure(_records(), _verdict(claim=HOSTILE + "$x$ --> " + QUOTES))
+    svg = figures.to_svg(fig, id_prefix="c7-")
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert "http" not in svg and "<?xml" not in svg and "<!DOCTYPE" not in svg
+    assert HOSTILE not in svg and "<script" not in svg
+    ids = re.findall(r'\bid="([^"]+)"', svg)
+    assert ids and all(i.startswith("c7-") for i in ids)
+    assert all(ref.startswith("c7-") for ref in re.findall(r'href="#([^"]+)"', svg))
+    assert not fig.axes  # closed (cleared) after rendering
+
+
+def test_to_svg_closes_pyplot_figure() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure()
+    fig.add_subplot().plot([1, 2], [1, 2])
+    assert isinstance(fig, Figure)
+    figures.to_svg(fig)
+    assert not plt.fignum_exists(fig.number)
+
+
+# ---------------------------------------------------------------------------------------------------- HTML
+
+
+def _render(tmp_path: Path, verdicts: list[dict], records: pd.DataFrame | None = None, **kw: object) -> str:
+    path = html.render_html(
+        _records() if records is None else records,
+        verdicts,
+        kw.get("provenance", {"fedrates": "0.1.0", "numpy": "2.0", "seeds": SEEDS}),
+        kw.get("errata", []),
+        tmp_path / "out" / "report.html",
+        title=str(kw.get("title", "fedrates verification report")),
+    )
+    assert [p.name for p in path.parent.iterdir()] == ["report.html"]  # no temporary file left behind
+    return path.read_text(encoding="utf-8")
+
+
+def test_report_lists_every_claim_verdict_and_counts(tmp_path: Path) -> None:
+    records = pd.concat([_records("a/one"), _records("b/two"), _records("c/three")])
+    verdicts = [
+        _verdict("a/one"),
+        _verdict("b/two", verdict="fail"),
+        _verdict("c/three", verdict="conditions-not-met"),
+        _verdict("d/four", verdict="inconclusive"),
+        _verdict("e/five", verdict="pass"),
+    ]
+    text = _render(tmp_path, verdicts, records)
+    for v in verdicts:
+        assert v["claim"] in text
+    assert 'class="verdict v-pass">pass: 2<' in text
+    assert 'class="verdict v-fail">fail: 1<' in text
+    assert 'class="verdict v-conditions-not-met">conditions-not-met: 1<' in text
+    assert 'class="verdict v-inconclusive">inconclusive: 1<' in text
+    assert text.count("<svg") == 3  # claims without records get a note instead of a figure
+    assert "No records were stored for this claim." in text
+    assert "\\mathbb{E} f(\\hat w_T) - f^\\star \\le \\frac{C}{T}" in text  # LaTeX source shown verbatim
+    assert "fitted slope \u22121.02 [\u22121.08, \u22120.97]" in text
+    assert text.count(">✓<") == 5 and text.count(">✗<") == 5 and text.count(">?<") == 5
+
+
+def test_report_is_self_contained(tmp_path: Path) -> None:
+    text = _render(tmp_path, [_verdict()])
+    assert "<script" not in text.lower()
+    assert "http://" not in text and "https://" not in text
+    assert not re.search(r"""\s(src|href)=(?!["']?#)""", text)  # only in-page anchors
+    assert "@import" not in text and "url(http" not in text
+
+
+def test_report_urls_in_data_stay_text(tmp_path: Path) -> None:
+    text = _render(tmp_path, [_verdict(message="see https://example.org/x")])
+    assert "see https://example.org/x" in text
+    assert not re.search(r"""(src|href)=["']?https?:""", text)
+
+
+def test_report_escapes_hostile_strings(tmp_path: Path) -> None:
+    bad = HOSTILE + QUOTES
+    verdict = _verdict(
+        claim="x/" + bad,
+        title=bad,
+        statement=bad,
+        message=bad,
+        regime=bad,
+        conditions=[{"condition": bad, "holds": True, "value": bad}],
+        constants={bad: bad},
+        verdict=bad,
+    )
+    records = _records(claim="x/" + bad)
+    text = _render(
+        tmp_path,
+        [verdict],
+        records,
+        provenance={bad: bad},
+        errata=[{"theorem": bad, "text": bad, "resolution": bad}],
+        title=bad,
+    )
+    assert HOSTILE not in text and "<script" not in text
+    assert QUOTES not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&#34;&amp;&#39;" in text
+    assert 'class="verdict v-unknown"' in text  # an unknown verdict value gets the neutral style
+
+
+def test_errata_section_is_prominent_and_optional(tmp_path: Path) -> None:
+    errata = [{"theorem": "bao.thm3.1", "text": "constant 2 is missing", "resolution": "use 2C"}]
+    text = _render(tmp_path, [_verdict(), _verdict("z/err", verdict="erratum")], errata=errata)
+    section = text[text.index('<section class="errata"') : text.index('<h2 id="claims"')]
+    assert "bao.thm3.1" in section and "constant 2 is missing" in section and "use 2C" in section
+    assert "z/err" in section
+    assert text.index('class="errata"') < text.index('id="claims"')  # before the per-claim sections
+    plain = _render(tmp_path, [_verdict()])
+    assert 'class="errata"' not in plain
+
+
+def test_provenance_table(tmp_path: Path) -> None:
+    text = _render(tmp_path, [_verdict()], provenance={"fedrates": "0.1.0", "reference_gaps": {"lasso": 1e-12}})
+    section = text[text.index('id="provenance"') :]
+    assert "fedrates" in section and "0.1.0" in section and "1e-12" in section
+
+
+def test_reports_import_no_upper_layer() -> None:
+    code = (
+        "import sys, reports.html, reports.figures\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'solvers', 'bounds', 'verify'})\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -1,0 +1,181 @@
+"""Checks: turn measurements over seeds and sweep points into a verdict.
+
+Each check returns a :class:`CheckResult` with the verdict (``pass``, ``fail``, ``inconclusive``), what was
+measured, what was predicted, and the tolerance.  Claims add the theorem's conditions first: a claim whose
+conditions fail is ``conditions-not-met`` and no check is run (see :mod:`verify.claims.base`).
+
+Array conventions: ``y`` has shape (S, P) — S seeds × P sweep points; ``x`` has shape (P,).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from verify import stats
+from verify import tolerances as tol
+
+__all__ = [
+    "CheckResult",
+    "bound_holds",
+    "within_constant",
+    "rate_exponent",
+    "linear_speedup",
+    "statistical_precision",
+    "quantile_bound",
+    "comparison",
+]
+
+
+@dataclass
+class CheckResult:
+    verdict: str
+    measured: Any
+    predicted: Any
+    tolerance: Any
+    message: str
+    fit: dict | None = None
+    calibrated_constant: float | None = None
+    details: dict = field(default_factory=dict)
+
+
+def _rng() -> np.random.Generator:
+    # fixed stream for bootstrap resampling so verdicts are reproducible
+    return np.random.default_rng(20220717)
+
+
+def bound_holds(y: np.ndarray, bound: np.ndarray, confidence: float = tol.CONFIDENCE) -> CheckResult:
+    """E[y] ≤ bound at every point (explicit constants).
+
+    Pass when the one-sided ``confidence`` upper bound of the mean is ≤ bound at every point; fail when at some
+    point the lower confidence bound of the mean exceeds the bound; otherwise inconclusive.  With one seed
+    (deterministic runs) the value itself is compared, with floating-point slack only.
+    """
+    y = np.atleast_2d(np.asarray(y, dtype=float))
+    bound = np.asarray(bound, dtype=float)
+    if y.shape[0] == 1:
+        upper = lower = y[0]
+    else:
+        upper = np.array([stats.mean_upper_bound(y[:, j], confidence) for j in range(y.shape[1])])
+        lower = np.array([stats.mean_lower_bound(y[:, j], confidence) for j in range(y.shape[1])])
+    slack = bound * (1 + tol.FLOAT_SLACK)
+    ratio = upper / bound
+    worst = int(np.argmax(ratio))
+    measured = f"max UCB/bound = {ratio[worst]:.3g} at point {worst}"
+    if np.all(upper <= slack):
+        verdict, msg = "pass", f"mean ≤ bound at all {len(bound)} points ({confidence:.0%} upper confidence bound)"
+    elif np.any(lower > slack):
+        bad = int(np.argmax(lower / bound))
+        verdict, msg = "fail", (f"at point {bad} the {confidence:.0%} lower confidence bound of the mean "
+                                f"{lower[bad]:.4g} exceeds the bound {bound[bad]:.4g}")
+    else:
+        verdict, msg = "inconclusive", "the confidence interval of the mean straddles the bound"
+    return CheckResult(verdict, measured, "measured ≤ bound", f"{confidence:.0%} one-sided", msg,
+                       details={"upper": upper.tolist(), "bound": bound.tolist()})
+
+
+def rate_exponent(x: np.ndarray, y: np.ndarray, expected: float, tolerance: float = tol.SLOPE_TOLERANCE,
+                  max_ci_width: float = tol.MAX_SLOPE_CI_WIDTH, variable: str = "x") -> CheckResult:
+    """The log–log slope of mean(y) in x equals ``expected`` within ``tolerance``.
+
+    Pass: the fitted slope is within tolerance and its bootstrap CI (over seeds) is narrower than
+    ``max_ci_width``.  Fail: the whole CI lies outside [expected − tolerance, expected + tolerance].
+    Otherwise inconclusive.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.atleast_2d(np.asarray(y, dtype=float))
+    if np.any(~np.isfinite(y)):
+        return CheckResult("fail", "non-finite measurements (divergence)", expected, tolerance,
+                           "some runs diverged or produced NaN")
+    if np.any(y <= 0):
+        # an exactly-zero error cannot be fitted in log space; it is not evidence for the rate
+        return CheckResult("inconclusive", "zero error at some points", expected, tolerance,
+                           "measured error reached exactly 0; the slope is undefined")
+    fit = stats.loglog_slope(x, y, rng=_rng(), n_boot=tol.BOOTSTRAP, confidence=tol.CONFIDENCE)
+    lo_ok, hi_ok = expected - tolerance, expected + tolerance
+    fit_d = {"slope": fit.slope, "intercept": fit.intercept, "lo": fit.lo, "hi": fit.hi}
+    measured = f"slope {fit.slope:.3f} [{fit.lo:.3f}, {fit.hi:.3f}]"
+    if fit.hi < lo_ok or fit.lo > hi_ok:
+        verdict = "fail"
+        msg = f"fitted slope in {variable} {measured} is outside {expected:g} ± {tolerance:g}"
+    elif lo_ok <= fit.slope <= hi_ok and (fit.hi - fit.lo) <= max_ci_width:
+        verdict = "pass"
+        msg = f"fitted slope in {variable} {measured} agrees with {expected:g} ± {tolerance:g}"
+    else:
+        verdict = "inconclusive"
+        msg = f"fitted slope in {variable} {measured}: CI too wide or straddles the tolerance band"
+    return CheckResult(verdict, measured, f"slope {expected:g}", f"± {tolerance:g}", msg, fit=fit_d)
+
+
+def linear_speedup(clients: np.ndarray, y: np.ndarray, tolerance: float = tol.SLOPE_TOLERANCE) -> CheckResult:
+    """Error at fixed iterations ∝ 1/K: slope −1 in the number of clients."""
+    return rate_exponent(clients, y, -1.0, tolerance, variable="clients")
+
+
+def within_constant(x: np.ndarray, y: np.ndarray, rhs: np.ndarray, calibrate: int = 2,
+                    margin: float = tol.CONSTANT_MARGIN) -> CheckResult:
+    """Order bounds (≲): calibrate C = max mean(y)/rhs on the first ``calibrate`` points, then require
+    mean(y) ≤ C(1 + margin)·rhs on the held-out points."""
+    y = np.atleast_2d(np.asarray(y, dtype=float))
+    rhs = np.asarray(rhs, dtype=float)
+    mean = y.mean(axis=0)
+    if np.any(~np.isfinite(mean)):
+        return CheckResult("fail", "non-finite measurements", "≤ C·rhs", margin, "some runs diverged")
+    C = float(np.max(mean[:calibrate] / rhs[:calibrate]))
+    held = mean[calibrate:] / (C * rhs[calibrate:])
+    worst = float(np.max(held)) if held.size else 0.0
+    measured = f"C = {C:.4g}; worst held-out mean/(C·rhs) = {worst:.3g}"
+    verdict = "pass" if worst <= 1 + margin else "fail"
+    msg = ("held-out points stay below the calibrated bound" if verdict == "pass"
+           else f"a held-out point exceeds C·rhs by a factor {worst:.3g} > {1 + margin:g}")
+    return CheckResult(verdict, measured, "mean ≤ C(1+margin)·rhs", f"margin {margin:g}", msg,
+                       calibrated_constant=C)
+
+
+def quantile_bound(samples: np.ndarray, bound: np.ndarray, delta: float,
+                   confidence: float = tol.CONFIDENCE) -> CheckResult:
+    """High probability: P(X ≤ bound) ≥ 1 − δ at every point, checked on the empirical (1 − δ)-quantile.
+
+    Pass when a distribution-free upper confidence bound of the quantile is ≤ bound at every point; fail when a
+    lower confidence bound exceeds the bound at some point; inconclusive otherwise (e.g. too few seeds).
+    """
+    samples = np.atleast_2d(np.asarray(samples, dtype=float))
+    bound = np.asarray(bound, dtype=float)
+    q = 1.0 - delta
+    upper = np.array([stats.quantile_upper_bound(samples[:, j], q, confidence) for j in range(samples.shape[1])])
+    lower = np.array([stats.quantile_lower_bound(samples[:, j], q, confidence) for j in range(samples.shape[1])])
+    ratio = upper / bound
+    measured = f"max quantile-UCB/bound = {np.max(ratio):.3g}"
+    if np.all(upper <= bound):
+        return CheckResult("pass", measured, f"P(X ≤ bound) ≥ {q:g}", f"{confidence:.0%} order statistics",
+                           "the upper confidence bound of the quantile is below the bound at every point")
+    if np.any(lower > bound):
+        return CheckResult("fail", measured, f"P(X ≤ bound) ≥ {q:g}", f"{confidence:.0%} order statistics",
+                           "the lower confidence bound of the quantile exceeds the bound")
+    return CheckResult("inconclusive", measured, f"P(X ≤ bound) ≥ {q:g}", f"{confidence:.0%}",
+                       "too few seeds to bound the quantile, or it straddles the bound")
+
+
+def statistical_precision(distances: np.ndarray, bound: float, delta: float = 0.1,
+                          confidence: float = tol.CONFIDENCE) -> CheckResult:
+    """‖ŵ − w°‖ ≤ bound (= cΨλ/μ) with probability ≥ 1 − δ over seeds (a quantile check at one point)."""
+    return quantile_bound(np.asarray(distances, dtype=float).reshape(-1, 1), np.array([bound]), delta, confidence)
+
+
+def comparison(a: np.ndarray, b: np.ndarray, confidence: float = tol.COMPARISON_CONFIDENCE,
+               names: tuple[str, str] = ("A", "B")) -> CheckResult:
+    """A reaches a lower error than B at equal rounds, paired over seeds (one-sided)."""
+    res = stats.paired_less(np.asarray(a, dtype=float), np.asarray(b, dtype=float), confidence)
+    a_mean, b_mean = float(np.mean(a)), float(np.mean(b))
+    measured = f"mean {names[0]} = {a_mean:.4g}, mean {names[1]} = {b_mean:.4g}"
+    if res.significant:
+        return CheckResult("pass", measured, f"{names[0]} < {names[1]}", f"paired, {confidence:.0%}",
+                           f"{names[0]} beats {names[1]} on paired seeds")
+    wins = int(np.sum(np.asarray(a) < np.asarray(b)))
+    if a_mean >= b_mean:
+        return CheckResult("fail", measured, f"{names[0]} < {names[1]}", f"paired, {confidence:.0%}",
+                           f"{names[0]} is not better than {names[1]} ({wins}/{len(a)} seeds better)")
+    return CheckResult("inconclusive", measured, f"{names[0]} < {names[1]}", f"paired, {confidence:.0%}",
+                       f"{names[0]} better on average but not significantly ({wins}/{len(a)} seeds)")

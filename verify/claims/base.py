@@ -1,0 +1,170 @@
+"""Claims: a theorem × an algorithm × a problem × a sweep, turned into a falsifiable verdict.
+
+A :class:`Claim` declares
+
+* ``points(profile)`` — the sweep points (JSON-able dicts of run parameters in fedrates' vocabulary);
+* ``seeds(profile, base_seed)`` — the Monte-Carlo seeds;
+* ``simulate(point, seeds)`` — runs the algorithm (vectorized over seeds) and returns tidy records
+  (:mod:`verify.records` schema: one row per seed × recorded round × metric);
+* ``judge(records, profile)`` — evaluates the theorem's conditions on the instance's exact constants first
+  (failing conditions give ``conditions-not-met``, never a pass), then the check, and returns a verdict dict.
+
+Soundness tests swap the algorithm for a deliberately broken one with :meth:`Claim.with_algorithm`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+PROFILES = ("quick", "standard", "full")
+VERDICTS = ("pass", "fail", "conditions-not-met", "erratum", "inconclusive", "error")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Base class; concrete claims override ``points``, ``simulate`` and ``judge``."""
+
+    id: str
+    theorem: str
+    title: str
+    algorithm: str
+    problem: str
+    regime: str
+    why: str
+    metric: str
+    x: str
+    #: seeds per profile
+    n_seeds: Mapping[str, int] = field(default_factory=lambda: {"quick": 6, "standard": 12, "full": 40})
+    #: an algorithm object replacing the registered one (soundness tests)
+    algorithm_override: Any = None
+    #: a documented erratum: if the paper's statement is known to fail, the verdict on failure is ``erratum``
+    erratum: str | None = None
+
+    # ---- sweep ----------------------------------------------------------------------------------------------
+    def points(self, profile: str) -> list[dict]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def seeds(self, profile: str, base_seed: int = 0) -> list[int]:
+        return [int(base_seed) * 100_003 + i for i in range(self.n_seeds[profile])]
+
+    def simulate(self, point: dict, seeds: Sequence[int]) -> pd.DataFrame:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ---- helpers --------------------------------------------------------------------------------------------
+    def with_algorithm(self, algorithm: Any) -> Claim:
+        """A copy of the claim that runs ``algorithm`` (an algorithm object) instead of the registered one."""
+        return dataclasses.replace(self, algorithm_override=algorithm)
+
+    def verdict(self, result: Any, *, conditions: list[dict], seeds: Sequence[int], constants: Mapping[str, float],
+                statement: str = "", extra: Mapping[str, Any] | None = None) -> dict:
+        """Assemble the verdict dict of :mod:`reports` from a :class:`verify.checks.CheckResult`."""
+        verdict = result.verdict
+        message = result.message
+        if verdict == "fail" and self.erratum:
+            verdict = "erratum"
+            message = f"{message}. Documented erratum: {self.erratum}"
+        out = {
+            "claim": self.id,
+            "title": self.title,
+            "theorem": self.theorem,
+            "statement": statement,
+            "algorithm": self.algorithm,
+            "problem": self.problem,
+            "verdict": verdict,
+            "measured": result.measured,
+            "predicted": result.predicted,
+            "tolerance": result.tolerance,
+            "regime": self.regime,
+            "why": self.why,
+            "conditions": conditions,
+            "constants": {k: float(v) for k, v in constants.items()},
+            "seeds": [int(s) for s in seeds],
+            "message": message,
+            "x": self.x,
+            "metric": self.metric,
+            "fit": result.fit,
+            "calibrated_constant": result.calibrated_constant,
+        }
+        if extra:
+            out.update(extra)
+        return out
+
+    def conditions_not_met(self, conditions: list[dict], seeds: Sequence[int], constants: Mapping[str, float],
+                           statement: str = "") -> dict:
+        failed = [c["condition"] for c in conditions if c["holds"] is False]
+        res = _Result("conditions-not-met", "not measured", "—", "—",
+                      "theorem conditions fail on this instance: " + "; ".join(failed))
+        return self.verdict(res, conditions=conditions, seeds=seeds, constants=constants, statement=statement)
+
+
+@dataclass
+class _Result:
+    verdict: str
+    measured: Any
+    predicted: Any
+    tolerance: Any
+    message: str
+    fit: dict | None = None
+    calibrated_constant: float | None = None
+
+
+def evaluate_conditions(theorem: Any, values: Mapping[str, float]) -> list[dict]:
+    """The theorem's conditions on the given values, as report dicts ``{condition, holds, value}``."""
+    out = []
+    for res in theorem.check_conditions(values):
+        holds = getattr(res, "holds", None)
+        text = getattr(res, "text", None) or getattr(res, "condition", None) or str(res)
+        detail = getattr(res, "detail", "") or getattr(res, "value", "")
+        out.append({"condition": str(text), "holds": None if holds is None else bool(holds), "value": str(detail)})
+    return out
+
+
+def records_from_trace(df: pd.DataFrame, *, claim: Claim, point_index: int, point: Mapping[str, Any],
+                       metrics: Sequence[str], bound: Callable[[pd.DataFrame], np.ndarray] | None = None,
+                       problem_dim: int = 0) -> pd.DataFrame:
+    """Reshape a Trace DataFrame (one row per seed × round) into tidy records (one row per metric)."""
+    frames = []
+    for metric in metrics:
+        part = pd.DataFrame({
+            "claim": claim.id,
+            "theorem": claim.theorem,
+            "algorithm": claim.algorithm,
+            "problem": claim.problem,
+            "preset": str(point.get("preset") or ""),
+            "point": int(point_index),
+            "seed": df["seed"].astype("int64").to_numpy(),
+            "round": df["round"].astype("int64").to_numpy(),
+            "iterations": df["iterations"].astype("int64").to_numpy(),
+            "clients": int(point.get("clients", 0)),
+            "local_steps": int(point.get("local_steps", 1)),
+            "batch": int(point.get("batch", 0)),
+            "participating": int(point.get("participating") or point.get("clients", 0)),
+            "dim": int(problem_dim),
+            "metric": metric,
+            "value": df[metric].astype(float).to_numpy(),
+            "bound": bound(df) if bound is not None else np.nan,
+            "params": json.dumps(dict(point), sort_keys=True, default=str),
+            "diverged": df["diverged"].astype(bool).to_numpy() if "diverged" in df else False,
+        })
+        frames.append(part)
+    return pd.concat(frames, ignore_index=True)
+
+
+def matrix(records: pd.DataFrame, metric: str, x: str, seeds: Sequence[int] | None = None) -> tuple[np.ndarray,
+                                                                                                    np.ndarray]:
+    """(x values (P,), values (S, P)) for one metric, pivoting seeds × x; rows ordered by seed."""
+    sub = records[records["metric"] == metric]
+    table = sub.pivot_table(index="seed", columns=x, values="value", aggfunc="last").sort_index()
+    if seeds is not None:
+        table = table.reindex(sorted(seeds))
+    return table.columns.to_numpy(dtype=float), table.to_numpy(dtype=float)

@@ -1,0 +1,163 @@
+"""``fedrates explore THEOREM``: a theorem's statement, conditions, value and analysis.
+
+    fedrates explore bao.thm2.1 --exponent T
+    fedrates explore bao.thm2.1 --set mu=0.5 L=1 a=8 T=1e4 K=4 E=2 Lam=1 H=1 rho=1 sigma=1 B=1 --dominant T
+    fedrates explore bao.thm2.1 --set ... --solve T --target 1e-3 --json
+
+Symbol values and targets are parsed by :mod:`bounds.parse` (numbers and arithmetic only).  Bad input (unknown
+theorem or symbol, missing values for a requested numeric answer, non-positive values, no positive root) is one
+line on stderr and exit status 2; failing theorem conditions are reported and the answer is still given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from solvers.errors import InputError
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("explore", help="statement, conditions, value and analysis of a theorem",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("theorem", help="theorem id, e.g. bao.thm2.1 (see `fedrates list theorems`)")
+    p.add_argument("--set", dest="assignments", nargs="+", action="extend", default=[], metavar="SYM=VALUE",
+                   help="values of the theorem's symbols, e.g. --set mu=0.1 L=2 T=1e4")
+    p.add_argument("--exponent", metavar="VAR", help="exponent of the rhs in VAR as VAR -> infinity")
+    p.add_argument("--at-zero", action="store_true", help="take the exponent as VAR -> 0+ instead")
+    p.add_argument("--solve", metavar="VAR", help="solve rhs = TARGET for VAR (positive verified roots)")
+    p.add_argument("--target", metavar="EPS", help="target value for --solve (an arithmetic expression)")
+    p.add_argument("--dominant", metavar="VAR", help="intervals of VAR where each term of the rhs dominates")
+    p.add_argument("--range", dest="vrange", nargs=2, metavar=("LO", "HI"),
+                   help="range of VAR for --dominant and --solve (default 1e-6..1e15 and 1e-12..1e18)")
+    p.add_argument("--latex", action="store_true", help="print the statement as LaTeX")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(handler=run)
+
+
+def _lookup(theorem_id: str):
+    """The theorem, importing only its paper's catalogue module when the id names a known paper."""
+    import importlib
+
+    from bounds.catalog import PAPERS, get
+
+    paper = theorem_id.split(".", 1)[0]
+    if paper in PAPERS:
+        try:
+            module = importlib.import_module(f"bounds.catalog.{paper}")
+        except ModuleNotFoundError:
+            module = None
+        for theorem in getattr(module, "THEOREMS", ()):
+            if theorem.id == theorem_id:
+                return theorem
+    return get(theorem_id)  # unknown id: the registry's error with a suggestion
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from bounds import analysis
+    from bounds.parse import parse_assignments, parse_number
+
+    theorem = _lookup(args.theorem)
+    names = sorted(s.name for s in theorem.free_symbols)
+    values = parse_assignments(args.assignments, names)
+    if args.solve and args.target is None:
+        raise InputError("--solve needs --target EPS")
+    if args.target is not None and not args.solve:
+        raise InputError("--target is only used with --solve VAR")
+    for opt in ("exponent", "solve", "dominant"):
+        var = getattr(args, opt)
+        if var is not None:
+            analysis.symbol(theorem, var)  # unknown variable -> InputError with a suggestion
+            if var not in {s.name for s in theorem.rhs.free_symbols}:
+                raise InputError(f"--{opt} {var}: '{var}' appears only in the conditions of {theorem.id}, "
+                                 f"not in its rhs")
+    lo = hi = None
+    if args.vrange:
+        lo, hi = (parse_number(t) for t in args.vrange)
+
+    doc: dict[str, Any] = {
+        "id": theorem.id, "label": theorem.label, "title": theorem.title, "kind": theorem.kind,
+        "probability": theorem.probability, "lhs": theorem.lhs, "rhs": str(theorem.rhs),
+        "statement": theorem.statement, "symbols": dict(theorem.symbols),
+        "notes": [{"kind": n.kind, "text": n.text, "resolution": n.resolution} for n in theorem.notes],
+    }
+    conditions = theorem.check_conditions(values)
+    doc["conditions"] = [c.as_dict() for c in conditions]
+    failed = [c.text for c in conditions if c.holds is False]
+
+    missing_value = [n for n in theorem.rhs_symbols if n not in values]
+    doc["value"] = theorem.evaluate(values) if not missing_value else None
+    doc["missing"] = missing_value
+
+    if args.exponent:
+        info = analysis.exponent_details(theorem, args.exponent, at=0 if args.at_zero else "oo")
+        doc["exponent"] = {"variable": args.exponent, "at": "0+" if args.at_zero else "oo",
+                           "value": str(info.value), "float": float(info.value),
+                           "log_factor": info.log_factor, "numeric_slope": info.numeric, "note": info.note}
+    if args.dominant:
+        kw = {} if lo is None else {"lo": lo, "hi": hi}
+        regimes = analysis._regimes(theorem, args.dominant, values, **kw)
+        doc["dominant"] = [{"term": str(t), "latex": analysis.to_latex(t), "lo": a, "hi": b}
+                           for t, a, b in regimes]
+    if args.solve:
+        target = parse_number(args.target, values)
+        kw = {} if lo is None else {"lo": lo, "hi": hi}
+        roots = analysis.solve_for(theorem, args.solve, target, values, **kw)
+        if not roots:
+            raise InputError(f"no positive root of {theorem.id} rhs = {target:g} in {args.solve}")
+        doc["roots"] = [{"value": r, "conditions_fail": theorem.failed_conditions({**values, args.solve: r})}
+                        for r in roots]
+        doc["target"] = target
+    if args.latex:
+        doc["latex"] = analysis.to_latex(theorem)
+
+    for text in failed:
+        sys.stderr.write(f"fedrates: warning: condition {text} fails for {theorem.id}; answering anyway\n")
+    if args.json:
+        from verify.commands._common import print_json
+
+        print_json(doc)
+        return 0
+    _print_text(doc)
+    return 0
+
+
+def _print_text(doc: dict[str, Any]) -> None:
+    out = sys.stdout.write
+    out(f"{doc['id']}  ({doc['label']}; {doc['kind']}, {doc['probability']})\n")
+    out(f"  {doc['title']}\n")
+    out(f"  statement: {doc['statement']}\n")
+    out(f"  {doc['lhs']} {'<~' if doc['kind'] == 'order' else '<='} {doc['rhs']}\n")
+    if doc["conditions"]:
+        out("  conditions:\n")
+        for c in doc["conditions"]:
+            status = {True: "holds", False: "FAILS", None: "needs " + ", ".join(c["missing"])}[c["holds"]]
+            out(f"    {c['condition']:<40} {status}\n")
+    if doc["value"] is not None:
+        out(f"  value: {_fmt(doc['value'])}\n")
+    elif doc["missing"]:
+        out(f"  value: needs {', '.join(doc['missing'])}\n")
+    if "exponent" in doc:
+        e = doc["exponent"]
+        out(f"  exponent in {e['variable']} (-> {e['at']}): {e['value']}\n")
+        if e["note"]:
+            out(f"    ({e['note']})\n")
+    if "dominant" in doc:
+        out("  dominant term by interval:\n")
+        for r in doc["dominant"]:
+            out(f"    [{_fmt(r['lo'])}, {_fmt(r['hi'])}]  {r['term']}\n")
+    if "roots" in doc:
+        out(f"  roots of rhs = {_fmt(doc['target'])}:\n")
+        for r in doc["roots"]:
+            flag = f"  (condition fails: {'; '.join(r['conditions_fail'])})" if r["conditions_fail"] else ""
+            out(f"    {_fmt(r['value'])}{flag}\n")
+    if "latex" in doc:
+        out(f"  latex: {doc['latex']}\n")
+    for n in doc["notes"]:
+        if n["kind"] == "erratum":
+            out(f"  erratum: {n['text']}\n    resolution: {n['resolution']}\n")

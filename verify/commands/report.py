@@ -1,0 +1,104 @@
+"""``fedrates report DIR``: re-render the report of a finished verification run from its stored files.
+
+Reads ``DIR/records.parquet`` (or ``DIR/records.csv``), ``DIR/verdicts.json``, ``DIR/provenance.json`` and, when
+present, ``DIR/errata.json``; writes ``DIR/report.html`` (or ``--out FILE``). Nothing is recomputed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from solvers.errors import InputError
+from verify.commands._common import print_json
+from verify.records import read_records
+
+FORMATS = ("html", "pdf")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="re-render the report of a verification run directory",
+        description=(
+            "Re-render DIR/report.html from DIR/records.parquet (or records.csv), DIR/verdicts.json, "
+            "DIR/provenance.json and optional DIR/errata.json."
+        ),
+    )
+    parser.add_argument("dir", metavar="DIR", help="output directory of 'fedrates verify'")
+    parser.add_argument("--format", choices=FORMATS, default="html", help="report format (default: html)")
+    parser.add_argument("--out", metavar="FILE", help="where to write the report (default: DIR/report.<format>)")
+    parser.add_argument("--title", default="fedrates verification report", help="title of the report")
+    parser.add_argument("--json", action="store_true", help="print a JSON summary instead of a line of text")
+    parser.set_defaults(handler=run)
+
+
+def _load_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError(f"{what} file '{path}' does not exist") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(f"cannot read {what} file '{path}': {reason}") from exc
+
+
+def _list_of_dicts(obj: Any, key: str, path: Path) -> list[dict[str, Any]]:
+    """Accept a JSON list of objects, or an object holding that list under ``key``."""
+    if isinstance(obj, dict) and isinstance(obj.get(key), list):
+        obj = obj[key]
+    if not isinstance(obj, list) or not all(isinstance(item, dict) for item in obj):
+        raise InputError(f"'{path}' must hold a list of objects (or {{\"{key}\": [...]}})")
+    return obj
+
+
+def load_run(directory: Path) -> tuple[Any, list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
+    """Read ``(records, verdicts, provenance, errata)`` from a run directory; InputError on any problem."""
+    if not directory.is_dir():
+        raise InputError(f"run directory '{directory}' does not exist or is not a directory")
+    candidates = [directory / "records.parquet", directory / "records.csv"]
+    records_path = next((p for p in candidates if p.is_file()), None)
+    if records_path is None:
+        raise InputError(f"no records.parquet or records.csv in '{directory}'")
+    try:
+        records, stored_provenance = read_records(records_path)
+    except (OSError, ValueError) as exc:
+        raise InputError(str(exc).splitlines()[0]) from exc
+    verdicts = _list_of_dicts(
+        _load_json(directory / "verdicts.json", "verdicts"), "verdicts", directory / "verdicts.json"
+    )
+    provenance = _load_json(directory / "provenance.json", "provenance")
+    if not isinstance(provenance, dict):
+        raise InputError(f"'{directory / 'provenance.json'}' must hold a JSON object")
+    provenance = {**stored_provenance, **provenance}
+    errata_path = directory / "errata.json"
+    errata = _list_of_dicts(_load_json(errata_path, "errata"), "errata", errata_path) if errata_path.exists() else []
+    return records, verdicts, provenance, errata
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.format == "pdf":
+        raise InputError("PDF output is not available yet; use --format html")
+    directory = Path(args.dir)
+    records, verdicts, provenance, errata = load_run(directory)
+    out = Path(args.out) if args.out else directory / f"report.{args.format}"
+    if out.is_dir():
+        raise InputError(f"--out '{out}' is a directory; expected a file path")
+    from reports.html import render_html
+
+    try:
+        path = render_html(records, verdicts, provenance, errata, out, title=args.title)
+    except OSError as exc:
+        raise InputError(f"cannot write report '{out}': {exc.strerror or exc}") from exc
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        key = str(v.get("verdict", "unknown"))
+        counts[key] = counts.get(key, 0) + 1
+    if args.json:
+        print_json({"report": str(path), "claims": len(verdicts), "verdicts": counts, "records": len(records)})
+    else:
+        summary = ", ".join(f"{k} {n}" for k, n in counts.items()) or "no claims"
+        print(f"wrote {path} ({len(verdicts)} claims: {summary})")
+    return 0
