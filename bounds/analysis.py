@@ -117,30 +117,95 @@ def _numeric_slope(f: sp.Expr, x: sp.Symbol, at_zero: bool) -> float:
     return (logs[1] - logs[0]) / (math.log(float(points[1])) - math.log(float(points[0])))
 
 
+def _structural(expr: sp.Expr, x: sp.Symbol, at_zero: bool) -> tuple[sp.Expr, bool] | None:
+    """(power, log_factor) of ``expr`` in ``x`` read off its structure, or ``None`` when the structure does not
+    decide it.  Exact for products, numeric powers, sums of positive terms (no cancellation) and logarithms of
+    growing arguments; anything else is left to ``sympy.limit``."""
+    if x not in expr.free_symbols:
+        return sp.S.Zero, False
+    if expr == x:
+        return sp.S.One, False
+    if isinstance(expr, sp.Mul):
+        total, flag = sp.S.Zero, False
+        for f in expr.args:
+            got = _structural(f, x, at_zero)
+            if got is None:
+                return None
+            total, flag = total + got[0], flag or got[1]
+        return total, flag
+    if isinstance(expr, sp.Pow) and x not in expr.exp.free_symbols:
+        got = _structural(expr.base, x, at_zero)
+        if got is None or not expr.exp.is_real:
+            return None
+        return expr.exp * got[0], got[1] and expr.exp != 0
+    if isinstance(expr, sp.Add):
+        parts = [_structural(arg, x, at_zero) for arg in expr.args]
+        if any(p is None for p in parts) or not all(p[0].is_number for p in parts):
+            return None
+        best = (min if at_zero else max)(p[0] for p in parts)
+        top = [arg for arg, p in zip(expr.args, parts, strict=True) if p[0] == best]
+        if not all(_lead_positive(arg, x, at_zero) for arg in top):  # the leading terms could cancel
+            return None
+        return best, any(p[1] for p in parts if p[0] == best)
+    if isinstance(expr, sp.log) and len(expr.args) == 1:
+        got = _structural(expr.args[0], x, at_zero)
+        if got is None or (got[0] == 0 and not got[1]) or not expr.is_positive:
+            return None
+        return sp.S.Zero, True
+    return None
+
+
+def _lead_positive(expr: sp.Expr, x: sp.Symbol, at_zero: bool) -> bool:
+    """True when ``expr`` is eventually positive (its leading part has a positive sign)."""
+    if expr.is_positive:
+        return True
+    if isinstance(expr, sp.Mul):
+        return all(_lead_positive(f, x, at_zero) for f in expr.args)
+    if isinstance(expr, sp.Pow) and expr.exp.is_real and x not in expr.exp.free_symbols:
+        return _lead_positive(expr.base, x, at_zero)
+    if isinstance(expr, sp.Add):
+        parts = [_structural(arg, x, at_zero) for arg in expr.args]
+        if any(p is None or not p[0].is_number for p in parts):
+            return False
+        best = (min if at_zero else max)(p[0] for p in parts)
+        top = [arg for arg, p in zip(expr.args, parts, strict=True) if p[0] == best]
+        return all(_lead_positive(arg, x, at_zero) for arg in top)
+    return False
+
+
 def exponent_details(obj: ExprOrTheorem, var: str | sp.Symbol, at: str | int = "oo",
                      values: Mapping[str, float] | None = None) -> Exponent:
     """Exponent of the rhs in ``var`` as ``var -> oo`` (``at="oo"``) or ``-> 0+`` (``at=0``), with details.
 
     The other symbols take ``values`` when given, else generic positive values (the exponent of the sums of
-    powers and logarithms met in the catalogue does not depend on them)."""
+    powers and logarithms met in the catalogue does not depend on them).  The power is read off the
+    expression's structure when that is exact (products, powers, sums of positive terms, logarithms),
+    otherwise from ``limit(log(rhs)/log(var))``; either way it is cross-checked by the numeric slope."""
     _, x, f = _univariate(obj, var, values)
     at_zero = str(at) in {"0", "0+"}
     point = 0 if at_zero else sp.oo
     numeric = _numeric_slope(f, x, at_zero)
-    try:
-        p = sp.limit(sp.log(f) / sp.log(x), x, point, "+" if at_zero else "-")
-    except (NotImplementedError, ValueError, TypeError):  # pragma: no cover - sympy gave up
-        p = sp.nan
-    if not p.is_finite or p.is_real is False:
-        if math.isfinite(numeric):
-            p = sp.nsimplify(round(numeric * 4) / 4)
-            return Exponent(p, False, numeric, "sympy could not take the limit; value from the numeric slope")
-        raise InputError(f"the exponent of the rhs in {x} is not defined (rhs not positive near {point})")
-    try:
-        ratio = sp.limit(f / x**p, x, point, "+" if at_zero else "-")
-        log_factor = ratio in (sp.S.Zero, sp.oo) or not ratio.is_finite
-    except (NotImplementedError, ValueError, TypeError):  # pragma: no cover
-        log_factor = False
+    quick = _structural(f, x, at_zero)
+    if quick is not None and math.isfinite(numeric) and (quick[1] or abs(numeric - float(quick[0])) < 0.05):
+        p, log_factor = quick
+    else:
+        try:
+            p = sp.limit(sp.log(f) / sp.log(x), x, point, "+" if at_zero else "-")
+        except (NotImplementedError, ValueError, TypeError):  # pragma: no cover - sympy gave up
+            p = sp.nan
+        if not p.is_finite or p.is_real is False:
+            if math.isfinite(numeric) and abs(numeric) > 1e3:  # exp-type growth/decay
+                p = sp.oo if numeric > 0 else -sp.oo
+                return Exponent(p, False, numeric, f"faster than any power of {x} (exponential)")
+            if math.isfinite(numeric):
+                p = sp.nsimplify(round(numeric * 4) / 4)
+                return Exponent(p, False, numeric, "sympy could not take the limit; value from the numeric slope")
+            raise InputError(f"the exponent of the rhs in {x} is not defined (rhs not positive near {point})")
+        try:
+            ratio = sp.limit(f / x**p, x, point, "+" if at_zero else "-")
+            log_factor = ratio in (sp.S.Zero, sp.oo) or not ratio.is_finite
+        except (NotImplementedError, ValueError, TypeError):  # pragma: no cover
+            log_factor = False
     note = ""
     if log_factor:
         note = f"up to a logarithmic factor in {x}: the rhs is x^{p} times a power of log {x}"
@@ -152,7 +217,8 @@ def exponent_details(obj: ExprOrTheorem, var: str | sp.Symbol, at: str | int = "
 def exponent(obj: ExprOrTheorem, var: str | sp.Symbol, at: str | int = "oo",
              values: Mapping[str, float] | None = None) -> sp.Expr:
     """The power p with rhs ~ var^p (up to logarithms) as ``var -> oo`` (or ``0+``); e.g. -1 for
-    ``bao.thm2.1`` in ``T``.  A sympy number (use ``float()`` for a float)."""
+    ``bao.thm2.1`` in ``T``.  A sympy number (use ``float()`` for a float); ``oo``/``-oo`` for exponential
+    growth/decay."""
     return exponent_details(obj, var, at, values).value
 
 

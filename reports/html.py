@@ -192,6 +192,13 @@ def render_html_string(
     return template.render(**build_context(records, verdicts, provenance, errata, title))
 
 
+def _umask_mode() -> int:
+    """Permissions a newly created file would get (mkstemp creates 0600 files)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def render_html(
     records: pd.DataFrame,
     verdicts: Sequence[Mapping[str, Any]],
@@ -208,6 +215,7 @@ def render_html(
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -7,9 +7,10 @@ give bit-identical results.
 
 Per local step, client k consumes exactly one *draw unit* from its stream:
 
-* ``empirical`` without replacement — ``n`` uniform keys ``g.random(n)``; the minibatch is the B samples with the
-  smallest keys (a uniformly random B-subset of the client's n samples, as in Bao et al.'s experiments);
-* ``empirical`` with replacement — ``g.random(B)``, indices ⌊u·n⌋;
+* ``empirical`` without replacement — ``u = g.random(B)``; Floyd's algorithm turns u into a uniformly random
+  B-subset of the client's n samples (as in Bao et al.'s experiments): for i = 0..B−1 with j = n − B + i,
+  t = ⌊u_i (j + 1)⌋, and the subset gains t, or j if t is already in it;
+* ``empirical`` with replacement — ``u = g.random(B)``, indices ⌊u·n⌋;
 * ``population`` — ``g.standard_normal((B, d + 1))``: x = m_k + F g (first d columns), y = xᵀw° + σ_ε e (last);
 * ``gaussian`` — ``g.standard_normal(d)`` (only when σ > 0).
 
@@ -36,6 +37,8 @@ __all__ = ["Streams", "make_streams", "minibatch_gradients", "exact_gradients", 
 
 #: largest number of float64 values drawn ahead in one round (64 MB)
 _PREFETCH_BUDGET = 1 << 23
+#: bytes of minibatch rows gathered at once (fits in a typical L2 cache)
+_CHUNK_BYTES = 1 << 20
 
 
 @dataclass
@@ -56,7 +59,7 @@ def make_streams(seed: int, clients: int) -> Streams:
 def _unit_shape(problem: Problem, batch: int, replace: bool) -> tuple[int, ...] | None:
     """Shape of the random numbers one client consumes per local step (None: deterministic)."""
     if problem.sampling == "empirical":
-        return (batch,) if replace else (problem.datafit.samples,)
+        return (batch,)
     if problem.sampling == "population":
         return (batch, problem.dim + 1)
     return (problem.dim,) if problem.noise_std > 0 else None
@@ -64,19 +67,28 @@ def _unit_shape(problem: Problem, batch: int, replace: bool) -> tuple[int, ...] 
 
 def _draw(gens: Sequence[np.random.Generator], steps: int, unit: tuple[int, ...], sampling: str) -> np.ndarray:
     """Stack of ``steps`` draw units per generator: (len(gens), steps, *unit)."""
-    shape = (steps,) + unit
+    out = np.empty((len(gens), steps) + unit)
     if sampling == "empirical":
-        return np.stack([g.random(shape) for g in gens])
-    return np.stack([g.standard_normal(shape) for g in gens])
+        for g, o in zip(gens, out, strict=True):
+            g.random(out=o)
+    else:
+        for g, o in zip(gens, out, strict=True):
+            g.standard_normal(out=o)
+    return out
 
 
-def _indices(keys: np.ndarray, n: int, batch: int, replace: bool) -> np.ndarray:
-    """Minibatch indices from uniform keys: (..., n) keys -> (..., B) (see module docstring)."""
+def _indices(u: np.ndarray, n: int, batch: int, replace: bool) -> np.ndarray:
+    """Minibatch indices from uniforms: (..., B) -> (..., B) (with replacement, or Floyd's algorithm)."""
     if replace:
-        return np.minimum((keys * n).astype(np.intp), n - 1)
-    if batch == n:
-        return np.broadcast_to(np.arange(n), keys.shape[:-1] + (n,))
-    return np.argpartition(keys, batch - 1, axis=-1)[..., :batch]
+        return np.minimum((u * n).astype(np.intp), n - 1)
+    S = np.empty(u.shape, dtype=np.intp)
+    for i in range(batch):
+        j = n - batch + i
+        t = np.minimum((u[..., i] * (j + 1)).astype(np.intp), j)
+        if i:
+            t = np.where((S[..., :i] == t[..., None]).any(axis=-1), j, t)
+        S[..., i] = t
+    return S
 
 
 def _check_batch(problem: Problem, batch: int, replace: bool) -> None:
@@ -113,17 +125,33 @@ def _sample_gradients(problem: Problem, Wf: np.ndarray, clients: np.ndarray, dra
         if problem.noise_std > 0:
             G = G + (problem.noise_std / np.sqrt(problem.dim * batch)) * draws
         return G
+    R, m, d = Wf.shape
     if problem.sampling == "empirical":
-        fit = problem.datafit
-        Xb = fit.X[clients[..., None], draws]  # (R, m, B, d)
-        yb = fit.y[clients[..., None], draws]
-    else:
-        pop = problem.population
-        d = problem.dim
-        Xb = pop.means[clients][:, :, None, :] + draws[..., :d] @ pop.cov_factor.T
-        yb = Xb @ pop.truth + pop.noise_std * draws[..., d]
-    resid = np.einsum("rmbd,rmd->rmb", Xb, Wf) - yb
-    return np.einsum("rmbd,rmb->rmd", Xb, resid) / batch
+        return _empirical_gradients(problem.datafit, Wf, clients, draws, batch)
+    pop = problem.population
+    Xb = (pop.means[clients][:, :, None, :] + draws[..., :d] @ pop.cov_factor.T).reshape(R * m, batch, d)
+    yb = Xb @ pop.truth + pop.noise_std * draws[..., d].reshape(R * m, batch)
+    resid = (Xb @ Wf.reshape(R * m, d, 1))[..., 0] - yb
+    return ((resid[:, None, :] @ Xb)[:, 0, :] / batch).reshape(R, m, d)
+
+
+def _empirical_gradients(fit: SampleLeastSquares, Wf: np.ndarray, clients: np.ndarray, idx: np.ndarray,
+                         batch: int) -> np.ndarray:
+    """(1/B) X_bᵀ(X_b w − y_b) per (replica, client); rows gathered from the (K·n, d) sample matrix in chunks of
+    about :data:`_CHUNK_BYTES` so that each chunk is reused from cache by the two products (the arithmetic per
+    client does not depend on the chunking)."""
+    R, m, d = Wf.shape
+    rows = (clients[..., None] * fit.samples + idx).reshape(R * m, batch)
+    X, y, W = fit.X.reshape(-1, d), fit.y.reshape(-1), Wf.reshape(R * m, d)
+    out = np.empty((R * m, d))
+    chunk = max(1, _CHUNK_BYTES // (batch * d * 8))
+    for s in range(0, R * m, chunk):
+        r = rows[s:s + chunk]
+        Xb = np.take(X, r.reshape(-1), axis=0).reshape(r.shape + (d,))
+        resid = (Xb @ W[s:s + chunk, :, None])[..., 0] - y[r]
+        out[s:s + chunk] = (resid[:, None, :] @ Xb)[:, 0, :]
+    out /= batch
+    return out.reshape(R, m, d)
 
 
 def minibatch_gradients(

@@ -65,7 +65,8 @@ def collect_errata(claims: Sequence[Claim]) -> list[dict[str, str]]:
 
 
 def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int = 1, base_seed: int = 0,
-                  use_cache: bool = True, progress: bool = True) -> dict[str, Any]:
+                  use_cache: bool = True, progress: bool = True,
+                  write_pdf: bool = True) -> dict[str, Any]:
     """Run the claims and write ``records.parquet``, ``verdicts.json``, ``errata.json``, ``report.html``."""
     cache_root = out / "cache" / profile if use_cache else None
     bar = _Progress(enabled=progress)
@@ -87,6 +88,10 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
     from reports.html import render_html
 
     render_html(records, verdicts, provenance, errata, out / "report.html")
+    if write_pdf:
+        from reports.pdf import render_pdf
+
+        render_pdf(records, verdicts, provenance, errata, out / "report.pdf")
     return {"verdicts": verdicts, "records": records, "provenance": provenance, "errata": errata}
 
 

@@ -142,6 +142,13 @@ def to_jsonable(obj: Any) -> Any:
     return obj
 
 
+def _umask_mode() -> int:
+    """Permissions a newly created file would get (mkstemp creates 0600 files)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     """Call ``write(tmp)`` on a temporary file in ``path``'s directory, then move it onto ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -150,6 +157,7 @@ def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     tmp = Path(tmp_name)
     try:
         write(tmp)
+        os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -577,7 +577,7 @@ THEOREMS: tuple[Theorem, ...] = (
         rhs=g2 - (2 / (eta * L) - 1) * dg2,
         kind="explicit",
         probability="deterministic",
-        conditions=(),
+        conditions=(sp.Le(dg2, eta**2 * L**2 * g2),),
         assumptions=(A0,),
         symbols=_symbols("g2", "eta", "L", "dg2"),
         notes=(
@@ -589,6 +589,14 @@ THEOREMS: tuple[Theorem, ...] = (
                 "fedrates states the lemma under A0 (convex and L-smooth), the setting of every theorem that uses "
                 "it; the right-hand side is unchanged.",
                 "erratum",
+            ),
+            Note(
+                "The inputs are tied by L-smoothness: ||grad f_i(w_{tau+1}) - grad f_i(w_tau)|| <= L eta "
+                "||grad f_i(w_tau)||, i.e. dg2 <= eta^2 L^2 g2, under which the right-hand side is >= "
+                "(1 - eta L)^2 g2 >= 0.",
+                "Recorded as the condition dg2 <= eta^2 L^2 g2 (always true on a correct run; it rejects "
+                "inconsistent inputs).",
+                "clarification",
             ),
         ),
         equation="Lemma 3, App. F (96)-(100)",

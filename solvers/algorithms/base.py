@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from solvers.algorithms._trace import COLUMNS, METRICS, BatchTrace, Metrics, Trace
-from solvers.errors import InputError, unknown_name
+from solvers.errors import InputError, VerificationError, unknown_name
 from solvers.oracles import GradientOracle, make_streams
 
 __all__ = [
@@ -215,14 +215,20 @@ def _resolve(algorithm: Algorithm | str, hyper_values: dict[str, Any]) -> Algori
     return algorithm
 
 
-def _default_reference(problem: Any) -> Any | None:
+def _default_reference(problem: Any, warnings: list[str]) -> Any | None:
+    """``solvers.reference.solve(problem)``; None (metrics against the optimum are NaN) if it cannot certify."""
     try:
         module = importlib.import_module("solvers.reference")
     except ModuleNotFoundError as exc:
         if exc.name == "solvers.reference":
+            warnings.append("no reference solver available; objective gap and distance to optimum are NaN")
             return None
         raise
-    return module.solve(problem)
+    try:
+        return module.solve(problem)
+    except VerificationError as exc:
+        warnings.append(f"reference optimum not certified ({exc}); objective gap and distance to optimum are NaN")
+        return None
 
 
 def _freeze(new: Any, old: Any, frozen: np.ndarray) -> Any:
@@ -297,7 +303,7 @@ def run_batch(
     if participating is not None and participating == K:
         participating = None
     if reference is None:
-        reference = _default_reference(problem)
+        reference = _default_reference(problem, warnings)
     metrics = Metrics(problem, reference)
 
     if w0 is None:
@@ -321,15 +327,16 @@ def run_batch(
     state = alg.init(problem, W0)
     diverged = np.zeros(R, dtype=bool)
     rows: list[dict[str, Any]] = []
-    communicated = 0
+    # per-replica counters (a diverged replica stops counting, as it would when run alone)
+    steps, evals, communicated = (np.zeros(R, dtype=np.int64) for _ in range(3))
 
     def record(r: int, out: np.ndarray) -> None:
         vals = metrics(out)
         for name in METRICS:
             vals[name] = np.where(diverged, np.nan, vals[name])
-        rows.append({"round": np.full(R, r), "iterations": np.full(R, oracle.steps),
-                     "grad_evals": np.full(R, oracle.evaluations), "clients_communicated": np.full(R, communicated),
-                     **vals, "seed": np.asarray(seeds), "diverged": diverged.copy()})
+        rows.append({"round": np.full(R, r), "iterations": steps.copy(), "grad_evals": evals.copy(),
+                     "clients_communicated": communicated.copy(), **vals, "seed": np.asarray(seeds),
+                     "diverged": diverged.copy()})
 
     record(0, alg.output(state))
     for r in range(rounds):
@@ -340,20 +347,24 @@ def run_batch(
             pw = problem.weights[clients]
             weights = pw / pw.sum(axis=1, keepdims=True)
         oracle.begin_round(clients, alg.local_steps)
-        if diverged.all():
-            out = alg.output(state)
-        else:
+        alive = ~diverged
+        if alive.any():
+            steps0, evals0 = oracle.steps, oracle.evaluations
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 new = alg.round(state, problem, RoundContext(r, clients, weights, oracle))
                 out = alg.output(new)
+            steps[alive] += oracle.steps - steps0
+            evals[alive] += oracle.evaluations - evals0
+            communicated[alive] += clients.shape[1]
             bad = ~np.all(np.isfinite(problem.flat(out)), axis=-1) | (problem.norm(np.nan_to_num(out)) > limit)
-            newly = bad & ~diverged
+            newly = bad & alive
             if diverged.any() or newly.any():
                 new = _freeze(new, state, diverged | newly)
                 diverged |= newly
                 out = alg.output(new)
             state = new
-        communicated += clients.shape[1]
+        else:
+            out = alg.output(state)
         if callback is not None:
             callback(r + 1, state)
         if (r + 1) % record_every == 0 or r + 1 == rounds:

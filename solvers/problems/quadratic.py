@@ -24,7 +24,6 @@ Structures (``structure``):
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import expm
 
 from solvers.errors import InputError
 from solvers.penalties import L1, Zero
@@ -120,6 +119,8 @@ def _hessians_and_centres(p: dict, rng: np.random.Generator) -> tuple[np.ndarray
     labels = np.arange(K) % G
     Hg = np.stack([_random_hessian(rng, p["mu"], p["L"], d) for _ in range(G)])
     centres = s * rng.standard_normal((G, d))
+    from scipy.linalg import expm  # lazy: keeps the command line fast
+
     theta = np.deg2rad(p["angle"])
     Q = np.empty((K, d, d))
     for k in range(K):

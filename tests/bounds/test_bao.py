@@ -53,7 +53,8 @@ def test_lemb5_drift():
     t, E, mu, Lam, H, rho, s, a = (P[k] for k in "t E mu Lam H rho sigma a".split())
     gamma = 2 * mu * a**3
     alpha = (t + a) ** 2
-    expected = (4 * E * s * s + 4 * E * E * (H * H + Lam * Lam * rho * rho)) * alpha**2 / (mu * A(t, a) / 2 + gamma) ** 2
+    numerator = (4 * E * s * s + 4 * E * E * (H * H + Lam * Lam * rho * rho)) * alpha**2
+    expected = numerator / (mu * A(t, a) / 2 + gamma) ** 2
     close("bao.lemB.5", expected)
 
 

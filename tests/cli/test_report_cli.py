@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -88,9 +89,20 @@ def test_damaged_run_directory_is_input_error(tmp_path: Path, capsys: pytest.Cap
     assert not (directory / "report.html").exists()
 
 
-def test_pdf_format_is_not_available(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    assert cli.main(["report", str(_run_dir(tmp_path)), "--format", "pdf"]) == 2
-    assert "PDF output is not available yet; use --format html" in capsys.readouterr().err
+def test_pdf_format_writes_one_page_per_claim(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    directory = _run_dir(tmp_path)
+    assert cli.main(["report", str(directory), "--format", "pdf"]) == 0
+    data = (directory / "report.pdf").read_bytes()
+    assert data.startswith(b"%PDF")
+    # summary page + errata page + one page per claim
+    assert len(re.findall(rb"/Type /Page[^s]", data)) == 2 + len(CLAIMS)
+    assert not (directory / "report.html").exists()
+
+
+def test_unknown_format_exits_2(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["report", str(tmp_path), "--format", "docx"])
+    assert exc.value.code == 2
 
 
 def test_csv_records_out_file_and_json_summary(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -1,7 +1,8 @@
 """``fedrates report DIR``: re-render the report of a finished verification run from its stored files.
 
 Reads ``DIR/records.parquet`` (or ``DIR/records.csv``), ``DIR/verdicts.json``, ``DIR/provenance.json`` and, when
-present, ``DIR/errata.json``; writes ``DIR/report.html`` (or ``--out FILE``). Nothing is recomputed.
+present, ``DIR/errata.json``; writes ``DIR/report.html`` (``--format pdf``: ``DIR/report.pdf``; or ``--out FILE``).
+Nothing is recomputed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def register(subparsers: Any) -> None:
         "report",
         help="re-render the report of a verification run directory",
         description=(
-            "Re-render DIR/report.html from DIR/records.parquet (or records.csv), DIR/verdicts.json, "
+            "Re-render DIR/report.html (or report.pdf) from DIR/records.parquet (or records.csv), DIR/verdicts.json, "
             "DIR/provenance.json and optional DIR/errata.json."
         ),
     )
@@ -79,17 +80,18 @@ def load_run(directory: Path) -> tuple[Any, list[dict[str, Any]], dict[str, Any]
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.format == "pdf":
-        raise InputError("PDF output is not available yet; use --format html")
     directory = Path(args.dir)
     records, verdicts, provenance, errata = load_run(directory)
     out = Path(args.out) if args.out else directory / f"report.{args.format}"
     if out.is_dir():
         raise InputError(f"--out '{out}' is a directory; expected a file path")
-    from reports.html import render_html
+    if args.format == "pdf":
+        from reports.pdf import render_pdf as render
+    else:
+        from reports.html import render_html as render
 
     try:
-        path = render_html(records, verdicts, provenance, errata, out, title=args.title)
+        path = render(records, verdicts, provenance, errata, out, title=args.title)
     except OSError as exc:
         raise InputError(f"cannot write report '{out}': {exc.strerror or exc}") from exc
     counts: dict[str, int] = {}

@@ -1,0 +1,113 @@
+"""On-disk cache of reference optima: ``<key>.npz`` (the point) + ``<key>.json`` (value, gap, method, seconds,
+shape, SHA-256 of the npz bytes).
+
+The key is the SHA-256 of the problem fingerprint, the solver settings and :data:`FORMAT_VERSION`.  The directory
+is ``$FEDRATES_CACHE`` if set, else ``platformdirs.user_cache_dir("fedrates")/references``.  Writes are atomic
+(temporary file + ``os.replace``).  Reading validates the JSON, the checksum and the shape; anything wrong removes
+the entry and reports a miss, so that a damaged entry is recomputed and never trusted.  (The caller re-certifies
+every hit as well.)  Failures to write are returned as a message, never raised.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["FORMAT_VERSION", "cache_dir", "entry_key", "load", "store", "remove"]
+
+FORMAT_VERSION = 1
+_META_KEYS = {"value", "gap", "method", "seconds", "shape", "npz_sha256", "format"}
+
+
+def cache_dir() -> Path:
+    """The reference cache directory (not created here)."""
+    env = os.environ.get("FEDRATES_CACHE")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("fedrates")) / "references"
+
+
+def entry_key(fingerprint: str, settings: Mapping[str, Any]) -> str:
+    """SHA-256 of (fingerprint, settings, format version)."""
+    text = json.dumps({"fingerprint": fingerprint, "settings": dict(settings), "format": FORMAT_VERSION},
+                      sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _paths(key: str, directory: Path | None = None) -> tuple[Path, Path]:
+    base = directory or cache_dir()
+    return base / f"{key}.npz", base / f"{key}.json"
+
+
+def remove(key: str, directory: Path | None = None) -> None:
+    """Delete both files of an entry (missing files are ignored)."""
+    for path in _paths(key, directory):
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+def load(key: str, shape: tuple[int, ...], directory: Path | None = None) -> tuple[np.ndarray, dict] | None:
+    """(w, meta) of a valid entry, or None (a missing or damaged entry; damaged ones are removed)."""
+    npz_path, json_path = _paths(key, directory)
+    if not npz_path.exists() and not json_path.exists():
+        return None
+    try:
+        meta = json.loads(json_path.read_text())
+        if not isinstance(meta, dict) or not _META_KEYS <= set(meta) or meta["format"] != FORMAT_VERSION:
+            raise ValueError("bad metadata")
+        raw = npz_path.read_bytes()
+        if hashlib.sha256(raw).hexdigest() != meta["npz_sha256"]:
+            raise ValueError("checksum mismatch")
+        with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+            w = np.array(data["w"], dtype=float)
+        if w.shape != tuple(shape) or tuple(meta["shape"]) != tuple(shape) or not np.all(np.isfinite(w)):
+            raise ValueError("wrong shape")
+        for name in ("value", "gap", "seconds"):
+            meta[name] = float(meta[name])
+    except Exception:  # any unreadable entry (bad JSON, zipfile.BadZipFile, checksum, shape) is a miss
+        remove(key, directory)
+        return None
+    return w, meta
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def store(key: str, w: np.ndarray, meta: Mapping[str, Any], directory: Path | None = None) -> str | None:
+    """Write an entry atomically; return None on success or a one-line warning if the cache is unwritable."""
+    npz_path, json_path = _paths(key, directory)
+    buffer = io.BytesIO()
+    np.savez(buffer, w=np.asarray(w, dtype=float))
+    raw = buffer.getvalue()
+    record = dict(meta)
+    record.update(shape=list(np.shape(w)), npz_sha256=hashlib.sha256(raw).hexdigest(), format=FORMAT_VERSION)
+    try:
+        npz_path.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(npz_path, raw)
+        _atomic_write(json_path, json.dumps(record, indent=1, sort_keys=True).encode())
+    except OSError as exc:
+        return f"reference cache not written ({npz_path.parent}): {exc.strerror or exc}"
+    return None

@@ -1,0 +1,71 @@
+"""FedAvg (local SGD) with an optional server step size (McMahan et al. 2017; Reddi et al. 2021 for η_s).
+
+Objective: F(w) = Σ_k π_k f_k(w) (smooth problems only: zero penalty), over ℝ^shape or the ball {‖w‖ ≤ ρ}.
+
+Round r with participants S_r (weights p_k = π_k / Σ_{j∈S_r} π_j):
+
+    w_k^0 = x_r;   w_k^{e+1} = Π(w_k^e − η_c g_k(w_k^e)),  e = 0..E−1   (g_k: minibatch or exact gradient)
+    x_{r+1} = Π(x_r + η_s (Σ_{k∈S_r} p_k w_k^E − x_r))
+
+Π is the Euclidean projection onto the ball when the problem has one (projected local SGD; a deviation from plain
+FedAvg, which has no domain), the identity otherwise.  With η_s ≤ 1 the server point is a convex combination of
+points of the ball and the server projection is inactive.  Returned point: the server iterate x_R.
+
+FedProx (:mod:`solvers.algorithms.fedprox`) reuses this round with an extra local proximal term.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
+from solvers.penalties import project_ball
+
+
+def smooth_only(name: str, problem: Any) -> str | None:
+    """The refusal reason of a smooth-only method on a problem with a non-zero penalty."""
+    pen = problem.penalty
+    if pen.name != "zero" and pen.lam > 0:
+        return f"{name} handles smooth objectives only; problem has an {pen.name} penalty (use fedmid or fedda)"
+    return None
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class FedAvg(Algorithm):
+    """FedAvg / local SGD with server step size (see module docstring)."""
+
+    name = "fedavg"
+    summary = "local SGD with weighted averaging and server step size (smooth problems)"
+
+    step: float = hyper(0.01, "client step size eta_c > 0", low=0.0, strict=True)
+    server_step: float = hyper(1.0, "server step size eta_s > 0", low=0.0, strict=True)
+
+    def supports(self, problem: Any) -> str | None:
+        return smooth_only(self.name, problem)
+
+    def init(self, problem: Any, w0: np.ndarray) -> dict[str, np.ndarray]:
+        return {"x": np.array(w0, dtype=float)}
+
+    def local_direction(self, G: np.ndarray, W: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """The local update direction at client points W (R, m, *shape) from gradients G; server point x."""
+        return G
+
+    def round(self, state: dict[str, np.ndarray], problem: Any, ctx: RoundContext) -> dict[str, np.ndarray]:
+        x = state["x"]
+        R, m = ctx.clients.shape
+        ndim = len(problem.shape)
+        xb = x[:, None]
+        W = np.broadcast_to(xb, (R, m) + problem.shape).copy()
+        for _ in range(self.local_steps):
+            G = ctx.gradients(W)
+            W = project_ball(W - self.step * self.local_direction(G, W, xb), problem.radius, ndim)
+        avg = weighted_mean(ctx.weights, W)
+        x_new = avg if self.server_step == 1.0 else x + self.server_step * (avg - x)
+        return {"x": project_ball(x_new, problem.radius, ndim)}
+
+    def output(self, state: dict[str, np.ndarray]) -> np.ndarray:
+        return state["x"]

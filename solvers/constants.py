@@ -1,0 +1,474 @@
+"""Exact assumption constants of a federated instance.
+
+Every datafit of fedrates is a per-client quadratic f_k(w) = ½wᵀQ_kw − b_kᵀw + c_k (flattened model), with
+F = Σ_k π_k f_k = ½wᵀQ̄w − b̄ᵀw + c̄.  The constants that the papers assume are then spectral quantities or suprema of
+convex quadratics over the domain ball {‖w‖ ≤ ρ}, computed exactly:
+
+* L_k = λ_max(Q_k), μ_k = λ_min(Q_k); L = max_k L_k, μ = min_k μ_k (Bao et al. 2022, Assumption 1);
+* Λ = λ_max(Q̄), μ_F = λ_min(Q̄);
+* H = max_k sup_{‖w‖≤ρ} ‖∇F(w) − ∇f_k(w)‖ (Assumption 3) — a trust-region subproblem (:mod:`solvers._trs`);
+* σ² = max_k sup_{‖w‖≤ρ} E‖g_k(w) − ∇f_k(w)‖² for the minibatch oracle of :mod:`solvers.oracles` (Assumption 4);
+* Δ_i* = f_i(w*) − min f_i (Das et al., seed 003), δ = max_{ij}‖Q_i − Q_j‖₂ (Bylinkin et al., seed 001);
+* Ψ, λ_opt, τ, ν of Bao et al. §3 (Definition 1, Proposition 3.1, Assumptions 6–7).
+
+Large instances.  Suprema need one eigendecomposition (with vectors) of a d × d matrix per client; above
+``dense_limit`` (default 512) that costs minutes, so H and σ² are then replaced by certified upper bounds (Cauchy–
+Schwarz: sup q ≤ λ_max(P)ρ² + 2‖b‖ρ + c₀) and feasible-point lower bounds, and the pairwise δ by the interval
+[δ_mean, 2δ_mean] (upper end reported); each such replacement is written in ``notes`` and ``intervals`` and
+flagged in ``exact``.  Client spectra of sample least squares with n < d use the n × n Gram matrix
+(λ_max(XᵀX/n) = λ_max(XXᵀ/n); λ_min = 0 since rank ≤ n < d).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from solvers._trs import maximize_on_ball_eig, upper_bound
+from solvers.errors import InputError
+from solvers.penalties import L1, Nuclear
+from solvers.problems.base import Problem
+from solvers.problems.datafits import GaussianPopulation, SampleLeastSquares
+
+__all__ = ["Constants", "Definition", "DEFINITIONS", "compute", "minibatch_variance"]
+
+#: sum of d³ over dense pairwise eigenvalue problems allowed for the exact pairwise δ
+PAIR_WORK = 2e9
+#: bytes of Hessians materialised at once when streaming over clients
+CHUNK_BYTES = 64 * 2**20
+
+
+class Definition(NamedTuple):
+    """Formula of a constant and the paper assumption it instantiates."""
+
+    formula: str
+    assumption: str
+
+
+DEFINITIONS: dict[str, Definition] = {
+    "L": Definition("max_k λ_max(Q_k)", "Bao et al. 2022 Assumption 1 (local smoothness); Das et al. L"),
+    "mu": Definition("min_k λ_min(Q_k)", "Bao et al. 2022 Assumption 1 (local strong convexity)"),
+    "Lambda": Definition("λ_max(Q̄), Q̄ = Σ_k π_k Q_k", "Bao et al. 2022 Assumption 3 (global smoothness)"),
+    "mu_F": Definition("λ_min(Q̄)", "strong convexity of F = Σ_k π_k f_k"),
+    "L_k": Definition("λ_max(Q_k) per client", "per-client smoothness"),
+    "mu_k": Definition("λ_min(Q_k) per client", "per-client strong convexity"),
+    "H": Definition("max_k sup_{‖w‖≤ρ} ‖∇F(w) − ∇f_k(w)‖ (trust-region subproblem)",
+                    "Bao et al. 2022 Assumption 3 (bounded heterogeneity)"),
+    "H_k": Definition("sup_{‖w‖≤ρ} ‖∇F(w) − ∇f_k(w)‖ per client", "Bao et al. 2022 Assumption 3"),
+    "sigma2": Definition("max_k sup_{‖w‖≤ρ} E‖g_k(w) − ∇f_k(w)‖² (minibatch B)",
+                         "Bao et al. 2022 Assumption 4 (bounded variance)"),
+    "sigma2_k": Definition("sup_{‖w‖≤ρ} E‖g_k(w) − ∇f_k(w)‖² per client", "Bao et al. 2022 Assumption 4"),
+    "sigma_bar2": Definition("Σ_k π_k² σ_k²", "Bao et al. 2022 Theorem 2.1 (weighted variance σ̄²)"),
+    "sigma2_ref": Definition("max_k E‖g_k(ŵ) − ∇f_k(ŵ)‖² at the reference point",
+                             "variance at the optimum (Assumption 4 restricted to ŵ)"),
+    "Delta_star": Definition("f_i(w*) − min f_i per client (w* minimises F, or the reference point)",
+                             "Das et al. (seed 003) Δ_i*"),
+    "Delta_star_max": Definition("max_i Δ_i*", "Das et al. (seed 003) tight-regime threshold"),
+    "delta": Definition("max_{i,j} ‖Q_i − Q_j‖₂", "Bylinkin et al. (seed 001) Hessian similarity"),
+    "delta_mean": Definition("max_i ‖Q_i − Q̄‖₂", "Bylinkin et al. (seed 001) similarity to the mean"),
+    "Psi": Definition("√s (ℓ1, s = ‖w°‖₀); √r (nuclear, r = rank W°); 1 (no penalty)",
+                      "Bao et al. 2022 Definition 1 (subspace Lipschitz constant)"),
+    "Psi_2r": Definition("√(2r) (nuclear; Negahban et al. 2012 M̄ of dimension 2r)",
+                         "Bao et al. 2022 Definition 1, alternative subspace"),
+    "lam_opt": Definition("2 R*(∇F(w°))", "Bao et al. 2022 Proposition 3.1 / eq. (8)"),
+    "tau": Definition("RSC tolerance: 0 when μ ≤ λ_min(Q_k) for all k", "Bao et al. 2022 Assumption 6"),
+    "nu": Definition("RSM tolerance: 0 when L ≥ λ_max(Q_k) for all k", "Bao et al. 2022 Assumption 7"),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Constants:
+    """The constants of one instance (see :data:`DEFINITIONS`); flat vectors are on the flattened model.
+
+    ``exact[name]`` says whether a value is exact (up to floating point); ``notes[name]`` explains anything that is
+    infinite, bounded or undefined; ``intervals[name]`` = (lower, upper) when only bounds are known (the upper
+    end, a valid constant for the assumption, is the reported value).
+    """
+
+    problem: str
+    clients: int
+    dim: int
+    batch: int
+    replace: bool
+    radius: float | None
+    sampling: str
+    L: float
+    mu: float
+    Lambda: float
+    mu_F: float
+    L_k: np.ndarray
+    mu_k: np.ndarray
+    H: float
+    H_k: np.ndarray
+    sigma2: float
+    sigma2_k: np.ndarray
+    sigma_bar2: float
+    sigma2_ref: float | None
+    Delta_star: np.ndarray
+    Delta_star_max: float
+    delta: float
+    delta_mean: float
+    Psi: float | None
+    Psi_2r: float | None
+    lam_opt: float | None
+    tau: float
+    nu: float
+    w_star: np.ndarray
+    H_argmax: np.ndarray | None = None
+    sigma2_argmax: np.ndarray | None = None
+    sigma2_ref_k: np.ndarray | None = None
+    exact: Mapping[str, bool] = field(default_factory=dict)
+    notes: Mapping[str, str] = field(default_factory=dict)
+    intervals: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """Name → value for every constant of :data:`DEFINITIONS` (per-client values as lists)."""
+        out: dict[str, Any] = {}
+        for name in DEFINITIONS:
+            value = getattr(self, name)
+            out[name] = value.tolist() if isinstance(value, np.ndarray) else value
+        return out
+
+
+# ---- helpers ------------------------------------------------------------------------------------------------
+def _chunks(problem: Problem) -> Iterator[tuple[slice, np.ndarray]]:
+    """Client Hessians Q_k in chunks (never the whole (K, d, d) stack of a large instance)."""
+    K, d = problem.clients, problem.dim
+    size = max(1, int(CHUNK_BYTES // (8 * d * d)))
+    fit = problem.datafit
+    for start in range(0, K, size):
+        sl = slice(start, min(K, start + size))
+        if isinstance(fit, SampleLeastSquares):
+            Q = np.einsum("kid,kie->kde", fit.X[sl], fit.X[sl]) / fit.samples
+        elif isinstance(fit, GaussianPopulation):
+            Q = fit.cov[None] + np.einsum("kd,ke->kde", fit.means[sl], fit.means[sl])
+        else:
+            Q = np.asarray(fit.hessians[sl])
+        yield sl, Q
+
+
+def _sym(A: np.ndarray) -> np.ndarray:
+    return 0.5 * (A + np.swapaxes(A, -1, -2))
+
+
+def _fourth_moment(fit: GaussianPopulation, sl: slice) -> np.ndarray:
+    """E[‖x‖² xxᵀ] for x ~ N(m_k, C) (Isserlis): (‖m‖²+trC)(mmᵀ + C) + 2(mmᵀC + Cmmᵀ) + 2C²."""
+    m, C = fit.means[sl], fit.cov
+    a = np.einsum("kd,kd->k", m, m) + np.trace(C)
+    mm = np.einsum("kd,ke->kde", m, m)
+    mC = mm @ C
+    return a[:, None, None] * (mm + C[None]) + 2 * (mC + np.swapaxes(mC, 1, 2)) + 2 * (C @ C)[None]
+
+
+def minibatch_variance(problem: Problem, w: np.ndarray, batch: int = 1, replace: bool = False) -> np.ndarray:
+    """E‖g_k(w) − ∇f_k(w)‖² of the minibatch oracle of :mod:`solvers.oracles` at one point, per client (K,).
+
+    * empirical: with g_i = x_i(x_iᵀw − y_i), s² = (1/n)Σ_i‖g_i‖² − ‖∇f_k(w)‖²; a batch of B without replacement
+      has variance s²(n − B)/(B(n − 1)) (finite-population correction), with replacement s²/B;
+    * population (x ~ N(m, C), y = xᵀw° + ε): [uᵀ(E‖x‖²xxᵀ − S²)u + σ_ε²(‖m‖² + trC)]/B with u = w − w°,
+      S = C + mmᵀ (Isserlis);
+    * gaussian: σ²/B (noise N(0, σ²/(dB) I)).
+    """
+    w = problem.flat(np.asarray(w, dtype=float))
+    fit = problem.datafit
+    K = problem.clients
+    if problem.sampling == "gaussian":
+        return np.full(K, problem.noise_std**2 / batch)
+    if problem.sampling == "empirical":
+        n = fit.samples
+        r = np.einsum("kid,d->ki", fit.X, w) - fit.y
+        sq = np.einsum("kid,kid->ki", fit.X, fit.X)
+        grad = fit.client_gradients(np.broadcast_to(w, (K, problem.dim)))
+        s2 = np.mean(r * r * sq, axis=1) - np.einsum("kd,kd->k", grad, grad)
+        return np.maximum(s2, 0.0) * _batch_factor(n, batch, replace)
+    u = w - fit.truth
+    m, C = fit.means, fit.cov
+    a = np.einsum("kd,kd->k", m, m) + np.trace(C)
+    mu_ = m @ u
+    Cu = C @ u
+    fourth = a * mu_**2 + 4 * mu_ * (m @ Cu) + a * (u @ Cu) + 2 * (Cu @ Cu)
+    Su = Cu[None] + mu_[:, None] * m
+    return (fourth - np.einsum("kd,kd->k", Su, Su) + fit.noise_std**2 * a) / batch
+
+
+def _batch_factor(n: int, batch: int, replace: bool) -> float:
+    if replace:
+        return 1.0 / batch
+    return 0.0 if n == 1 else (n - batch) / (batch * (n - 1))
+
+
+def _validate(problem: Problem, batch: Any, radius: Any, reference_point: Any) -> tuple[int, float | None]:
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise InputError(f"batch={batch!r} is not valid; expected an integer >= 1")
+    if problem.sampling == "empirical" and batch > problem.datafit.samples:
+        raise InputError(f"batch={batch} exceeds the {problem.datafit.samples} samples per client")
+    rho = problem.radius if radius is None else radius
+    if rho is not None:
+        if isinstance(rho, bool) or not isinstance(rho, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(rho) or rho <= 0:
+            raise InputError(f"radius={rho!r} is not valid; expected a finite number > 0")
+        rho = float(rho)
+    if reference_point is not None and np.shape(reference_point) not in (problem.shape, (problem.dim,)):
+        raise InputError(f"reference_point has shape {np.shape(reference_point)}; expected {problem.shape}")
+    return int(batch), rho
+
+
+# ---- main entry -------------------------------------------------------------------------------------------
+def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_point: np.ndarray | None = None,
+            radius: float | None = None, dense_limit: int = 512) -> Constants:
+    """Exact constants of ``problem`` (see module docstring and :data:`DEFINITIONS`).
+
+    Args:
+        problem: the federation.
+        batch: minibatch size B of the stochastic oracle (σ² scales with it).
+        replace: empirical minibatches drawn with replacement (default: without, as in :mod:`solvers.oracles`).
+        reference_point: ŵ (e.g. the certified minimiser of φ): σ²(ŵ) is reported and Δ_i* uses w* = ŵ.
+        radius: domain radius ρ overriding ``problem.radius`` for H and σ² (which need a bounded domain).
+        dense_limit: largest dimension for which the suprema are computed exactly (see module docstring).
+    """
+    start = time.perf_counter()
+    batch, rho = _validate(problem, batch, radius, reference_point)
+    exact: dict[str, bool] = {}
+    notes: dict[str, str] = {}
+    intervals: dict[str, tuple[float, float]] = {}
+    K, d = problem.clients, problem.dim
+    fit = problem.datafit
+    large = d > dense_limit
+    Qbar, bbar, _ = problem.quadratic
+    Qbar = _sym(Qbar)
+
+    # ---- spectra ------------------------------------------------------------------------------------------
+    gram_path = isinstance(fit, SampleLeastSquares) and fit.samples < d
+    if gram_path:
+        G = np.einsum("kid,kjd->kij", fit.X, fit.X) / fit.samples
+        L_k = np.linalg.eigvalsh(G)[:, -1]
+        mu_k = np.zeros(K)
+        notes["mu_k"] = f"rank Q_k ≤ n = {fit.samples} < d = {d}, so λ_min(Q_k) = 0 exactly"
+    else:
+        L_k, mu_k = np.empty(K), np.empty(K)
+        for sl, Q in _chunks(problem):
+            ev = np.linalg.eigvalsh(_sym(Q))
+            L_k[sl], mu_k[sl] = ev[:, -1], ev[:, 0]
+    evbar = np.linalg.eigvalsh(Qbar)
+    Lambda, mu_F = float(evbar[-1]), float(evbar[0])
+
+    # ---- w* and Δ_i* --------------------------------------------------------------------------------------
+    tol_rank = max(d, 1) * np.finfo(float).eps * max(Lambda, np.finfo(float).tiny)
+    if reference_point is not None:
+        w_star = problem.flat(np.asarray(reference_point, dtype=float)).reshape(d)
+        notes["Delta_star"] = "w* = the given reference point"
+    elif mu_F > tol_rank:
+        w_star = np.linalg.solve(Qbar, bbar)
+    else:
+        w_star = np.linalg.lstsq(Qbar, bbar, rcond=None)[0]
+        notes["Delta_star"] = "Q̄ is singular: w* = minimum-norm minimiser of F"
+    f_min = _client_minima(problem, notes)
+    Delta = problem.client_losses(problem.unflat(w_star)) - f_min
+    Delta = np.maximum(Delta, 0.0)  # rounding below zero; Δ_i* ≥ 0 by definition of min f_i
+
+    # ---- δ, δ_mean and the eigendecomposition of M_k = Q̄ − Q_k (for H) ------------------------------------
+    M_eig = None
+    delta_mean_k = np.empty(K)
+    if not large:
+        Q_all = _sym(np.asarray(fit.hessians))
+        M_eig = np.linalg.eigh(Qbar[None] - Q_all)
+        delta_mean_k = np.max(np.abs(M_eig[0]), axis=1)
+    else:
+        for sl, Q in _chunks(problem):
+            ev = np.linalg.eigvalsh(Qbar[None] - _sym(Q))
+            delta_mean_k[sl] = np.max(np.abs(ev), axis=1)
+    delta_mean = float(delta_mean_k.max())
+    pairs = K * (K - 1) // 2
+    if K == 1:
+        delta = 0.0
+    elif not large and pairs * d**3 <= PAIR_WORK:
+        delta = max(float(np.max(np.abs(np.linalg.eigvalsh(Q_all[i] - Q_all[i + 1:])))) for i in range(K - 1))
+    else:
+        delta = 2 * delta_mean
+        exact["delta"] = False
+        intervals["delta"] = (delta_mean, 2 * delta_mean)
+        notes["delta"] = (f"pairwise spectral norms skipped ({pairs} pairs, d = {d}); δ ∈ [δ_mean, 2δ_mean], "
+                          "upper end reported")
+
+    # ---- H --------------------------------------------------------------------------------------------------
+    H_k, H_arg = _heterogeneity(problem, Qbar, bbar, rho, M_eig, delta_mean_k, exact, notes, intervals)
+
+    # ---- σ² ---------------------------------------------------------------------------------------------------
+    s2_k, s2_arg = _variance(problem, batch, replace, rho, large, exact, notes, intervals)
+    sigma_bar2 = float(problem.weights**2 @ s2_k) if np.all(np.isfinite(s2_k)) else math.inf
+    s2_ref_k = None if reference_point is None else minibatch_variance(problem, w_star, batch, replace)
+
+    # ---- Ψ, λ_opt, τ, ν ------------------------------------------------------------------------------------
+    Psi = Psi_2r = lam_opt = None
+    if problem.truth is not None:
+        truth = np.asarray(problem.truth, dtype=float)
+        if isinstance(problem.penalty, L1):
+            Psi = math.sqrt(int(np.count_nonzero(truth)))
+        elif isinstance(problem.penalty, Nuclear):
+            r = int(np.linalg.matrix_rank(truth))
+            Psi, Psi_2r = math.sqrt(r), math.sqrt(2 * r)
+        else:
+            Psi = 1.0
+            notes["Psi"] = "no penalty: R is the Euclidean norm, Ψ = 1"
+        lam_opt = 2.0 * float(problem.penalty.dual_norm(problem.gradient(truth)))
+    else:
+        notes["Psi"] = notes["lam_opt"] = "no ground truth w° for this problem"
+    mu = float(mu_k.min())
+    if mu > 0:
+        tau = 0.0
+    else:
+        tau = math.nan
+        exact["tau"] = False
+        notes["tau"] = ("μ = 0: RSC with μ > 0 needs τ_k > 0 (NP-hard in general); not computed — the paper's "
+                        "surrogate is c·log p/n_k")
+
+    return Constants(
+        problem=problem.name, clients=K, dim=d, batch=batch, replace=replace, radius=rho, sampling=problem.sampling,
+        L=float(L_k.max()), mu=mu, Lambda=Lambda, mu_F=mu_F, L_k=L_k, mu_k=mu_k,
+        H=float(H_k.max()), H_k=H_k, sigma2=float(s2_k.max()), sigma2_k=s2_k, sigma_bar2=sigma_bar2,
+        sigma2_ref=None if s2_ref_k is None else float(s2_ref_k.max()), sigma2_ref_k=s2_ref_k,
+        Delta_star=Delta, Delta_star_max=float(Delta.max()) if np.all(np.isfinite(Delta)) else math.inf,
+        delta=delta, delta_mean=delta_mean, Psi=Psi, Psi_2r=Psi_2r, lam_opt=lam_opt, tau=tau, nu=0.0,
+        w_star=w_star, H_argmax=H_arg, sigma2_argmax=s2_arg, exact=exact, notes=notes, intervals=intervals,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _client_minima(problem: Problem, notes: dict[str, str]) -> np.ndarray:
+    """min f_i per client: least squares via the projection onto range(X_i); population ½σ_ε²; dense pinv."""
+    fit = problem.datafit
+    eps = np.finfo(float).eps
+    if isinstance(fit, GaussianPopulation):
+        # f_k(w) = ½(w − w°)ᵀS_k(w − w°) + ½σ_ε² with S_k ⪰ 0: minimum ½σ_ε² at w°
+        return np.full(problem.clients, 0.5 * fit.noise_std**2)
+    if isinstance(fit, SampleLeastSquares) and fit.samples <= fit.dim:
+        G = np.einsum("kid,kjd->kij", fit.X, fit.X)
+        ev, V = np.linalg.eigh(G)
+        keep = ev > max(fit.samples, fit.dim) * eps * ev[:, -1:]
+        proj = np.einsum("kij,ki->kj", V, fit.y) * keep
+        resid = np.einsum("kj,kj->k", fit.y, fit.y) - np.einsum("kj,kj->k", proj, proj)
+        return 0.5 * np.maximum(resid, 0.0) / fit.samples
+    Q, b, c = _sym(np.asarray(fit.hessians)), fit.linear_terms, fit.offsets
+    ev, V = np.linalg.eigh(Q)
+    beta = np.einsum("kij,ki->kj", V, b)
+    keep = ev > problem.dim * eps * np.maximum(ev[:, -1:], np.finfo(float).tiny)
+    safe = np.where(keep, ev, 1.0)
+    f_min = c - 0.5 * np.sum(np.where(keep, beta**2 / safe, 0.0), axis=1)
+    null = np.sqrt(np.sum(np.where(keep, 0.0, beta**2), axis=1))
+    unbounded = null > 1e-9 * np.maximum(np.linalg.norm(b, axis=1), 1.0)
+    if np.any(unbounded):
+        f_min = np.where(unbounded, -np.inf, f_min)
+        notes["Delta_star"] = (f"b_i ∉ range(Q_i) for clients {np.flatnonzero(unbounded).tolist()}: "
+                               "f_i is unbounded below, Δ_i* = inf")
+    return f_min
+
+
+def _heterogeneity(problem: Problem, Qbar: np.ndarray, bbar: np.ndarray, rho: float | None,
+                   M_eig: tuple[np.ndarray, np.ndarray] | None, norm_M: np.ndarray, exact: dict, notes: dict,
+                   intervals: dict) -> tuple[np.ndarray, np.ndarray | None]:
+    """H_k = sup_{‖w‖≤ρ} ‖M_kw − c_k‖, M_k = Q̄ − Q_k, c_k = b̄ − b_k: TRS with P = M_k², b = M_kc_k, c₀ = ‖c_k‖²."""
+    K = problem.clients
+    c = bbar[None] - problem.datafit.linear_terms if not isinstance(problem.datafit, SampleLeastSquares) \
+        else bbar[None] - np.einsum("kid,ki->kd", problem.datafit.X, problem.datafit.y) / problem.datafit.samples
+    c_norm = np.linalg.norm(c, axis=1)
+    scale = max(float(np.max(np.abs(Qbar))), np.finfo(float).tiny)
+    if np.all(norm_M <= 1e-12 * scale):
+        notes["H"] = "identical client Hessians: ∇F − ∇f_k = −c_k is constant, H_k = ‖b̄ − b_k‖"
+        return c_norm, None
+    if rho is None:
+        notes["H"] = "unbounded domain (no radius): H = inf; pass a radius"
+        return np.full(K, math.inf), None
+    if M_eig is not None:
+        lam, V = M_eig
+        order = np.argsort(lam**2, axis=1)
+        lam2 = np.take_along_axis(lam**2, order, axis=1)
+        V = np.take_along_axis(V, order[:, None, :], axis=2)
+        b = np.einsum("kij,kj,kj->ki", V, np.take_along_axis(lam, order, axis=1),
+                      np.einsum("kij,ki->kj", V, c))
+        values, W = maximize_on_ball_eig(lam2, V, b, c_norm**2, rho)
+        return np.sqrt(np.maximum(values, 0.0)), W
+    upper = norm_M * rho + c_norm
+    lower = _feasible_lower(lambda W: _hetero_at(problem, Qbar, bbar, W), c, rho)
+    exact["H"] = False
+    intervals["H"] = (float(lower.max()), float(upper.max()))
+    notes["H"] = (f"d = {problem.dim} above dense_limit: H_k ≤ ‖Q̄ − Q_k‖ρ + ‖b̄ − b_k‖ (reported), "
+                  "lower end from feasible points")
+    return upper, None
+
+
+def _hetero_at(problem: Problem, Qbar: np.ndarray, bbar: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """‖∇F(w_k) − ∇f_k(w_k)‖ at per-client points W (K, d)."""
+    G = problem.datafit.client_gradients(W)
+    return np.linalg.norm(W @ Qbar - bbar - G, axis=1)
+
+
+def _feasible_lower(value_at, directions: np.ndarray, rho: float) -> np.ndarray:
+    """Max of ``value_at`` over ±ρ·(per-client direction) and ±ρ·e_1 — feasible points, hence lower bounds."""
+    norms = np.linalg.norm(directions, axis=1, keepdims=True)
+    unit = np.where(norms > 0, directions / np.where(norms > 0, norms, 1.0), 0.0)
+    unit[norms[:, 0] == 0, 0] = 1.0
+    return np.max([value_at(s * rho * unit) for s in (1.0, -1.0)], axis=0)
+
+
+def _variance(problem: Problem, batch: int, replace: bool, rho: float | None, large: bool, exact: dict,
+              notes: dict, intervals: dict) -> tuple[np.ndarray, np.ndarray | None]:
+    """σ_k² = sup_{‖w‖≤ρ} of the minibatch variance (see :func:`minibatch_variance`)."""
+    K, fit = problem.clients, problem.datafit
+    if problem.sampling == "gaussian":
+        notes["sigma2"] = f"additive Gaussian noise: E‖ζ‖² = σ²/B = {problem.noise_std}²/{batch} at every w"
+        return np.full(K, problem.noise_std**2 / batch), None
+    if rho is None:
+        notes["sigma2"] = "unbounded domain (no radius): the minibatch variance grows with ‖w‖, σ² = inf"
+        return np.full(K, math.inf), None
+    if problem.sampling == "empirical":
+        factor = _batch_factor(fit.samples, batch, replace)
+        X, y, n = fit.X, fit.y, fit.samples
+        sq = np.einsum("kid,kid->ki", X, X)
+        b_k = np.einsum("kid,ki->kd", X, y) / n
+        b_trs_raw = np.einsum("ki,ki,kid->kd", sq, y, X) / n  # (1/n)Σ‖x_i‖²y_ix_i
+        c0 = np.mean(y * y * sq, axis=1) - np.einsum("kd,kd->k", b_k, b_k)
+        if not large:
+            Q = _sym(np.asarray(fit.hessians))
+            P = np.einsum("ki,kid,kie->kde", sq, X, X) / n - Q @ Q
+            b = b_trs_raw - np.einsum("kde,ke->kd", Q, b_k)
+            values, W = maximize_on_ball_eig(*np.linalg.eigh(_sym(P)), b, c0, rho)
+            return factor * np.maximum(values, 0.0), W
+        Xt = X * np.sqrt(sq)[..., None]
+        if n < problem.dim:
+            lam_A = np.linalg.eigvalsh(np.einsum("kid,kjd->kij", Xt, Xt) / n)[:, -1]
+        else:
+            lam_A = np.linalg.eigvalsh(np.einsum("kid,kie->kde", Xt, Xt) / n)[:, -1]
+        # P = A − Q_k² ⪯ A; ‖b‖ ≤ ‖(1/n)Σ‖x_i‖²y_ix_i‖ + ‖Q_kb_k‖, Q_kb_k = Xᵀ(Xb_k)/n
+        Qb = np.einsum("kid,ki->kd", X, np.einsum("kid,kd->ki", X, b_k)) / n
+        b_norm = np.linalg.norm(b_trs_raw - Qb, axis=1)
+        upper = factor * upper_bound(lam_A, b_norm, c0, rho)
+    else:  # population
+        pop: GaussianPopulation = fit
+        a = np.einsum("kd,kd->k", pop.means, pop.means) + np.trace(pop.cov)
+        if not large:
+            S = _sym(np.asarray(pop.hessians))
+            Qi = _sym(_fourth_moment(pop, slice(None)) - S @ S)
+            b = Qi @ pop.truth
+            c0 = np.einsum("kd,kd->k", b, np.broadcast_to(pop.truth, b.shape)) + pop.noise_std**2 * a
+            values, W = maximize_on_ball_eig(*np.linalg.eigh(Qi), b, c0, rho)
+            return np.maximum(values, 0.0) / batch, W
+        lam4 = np.empty(K)
+        for start in range(0, K, 8):
+            sl = slice(start, min(K, start + 8))
+            lam4[sl] = np.linalg.eigvalsh(_sym(_fourth_moment(pop, sl)))[:, -1]
+        reach = rho + float(np.linalg.norm(pop.truth))
+        upper = (lam4 * reach**2 + pop.noise_std**2 * a) / batch
+    direction = np.ones(problem.dim) if problem.truth is None else problem.flat(problem.truth).reshape(-1)
+    direction = direction / max(float(np.linalg.norm(direction)), np.finfo(float).tiny)
+    lower = np.max([minibatch_variance(problem, s * rho * direction, batch, replace) for s in (1.0, -1.0)], axis=0)
+    exact["sigma2"] = False
+    intervals["sigma2"] = (float(lower.max()), float(upper.max()))
+    notes["sigma2"] = (f"d = {problem.dim} above dense_limit: certified upper bound λ_max(P)ρ² + 2‖b‖ρ + c₀ "
+                       "(reported), lower end from feasible points")
+    return upper, None

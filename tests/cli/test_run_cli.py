@@ -1,0 +1,79 @@
+"""``fedrates run``: output contract, files, bad input (exit 2, one line), divergence (exit 0, null metrics)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from solvers.algorithms import COLUMNS
+from verify.cli import main
+
+SMALL = ["--problem", "quadratic", "--set", "dim=4", "--set", "clients=4", "--set", "lam=0.05"]
+
+
+def run_cli(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_end_to_end_subprocess_json():
+    proc = subprocess.run([sys.executable, "-m", "verify", "run", "fedda", *SMALL, "--rounds", "3", "--json",
+                           "--gradients", "exact", "--hyper", "step=0.5"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert set(doc["final"]) == set(COLUMNS)
+    assert doc["final"]["round"] == 3 and doc["final"]["iterations"] == 3 and doc["diverged"] is False
+    assert doc["params"]["algorithm"] == "fedda" and doc["params"]["hyperparameters"]["step"] == 0.5
+    assert doc["final"]["objective_gap"] >= -1e-12
+
+
+def test_table_and_seeds(capsys, tmp_path):
+    out_file = tmp_path / "records.csv"
+    code, out, _ = run_cli(capsys, ["run", "fedmid", *SMALL, "--rounds", "4", "--seeds", "3,5",
+                                    "--participating", "2", "--local-steps", "2", "--out", str(out_file)])
+    assert code == 0
+    assert "objective_gap" in out and len(out.strip().splitlines()) == 4
+    records = pd.read_csv(out_file)
+    assert tuple(records.columns) == COLUMNS
+    assert sorted(records["seed"].unique()) == [3, 5] and records["iterations"].max() == 8
+
+
+def test_parquet_output(capsys, tmp_path):
+    out_file = tmp_path / "records.parquet"
+    code, _, _ = run_cli(capsys, ["run", "fedda", *SMALL, "--rounds", "2", "--out", str(out_file), "--json"])
+    assert code == 0 and pd.read_parquet(out_file)["round"].tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["run", "fedavgg", *SMALL], "did you mean 'fedavg'"),
+    (["run", "fedda", *SMALL, "--hyper", "stepp=0.1"], "did you mean 'step'"),
+    (["run", "fedda", *SMALL, "--hyper", "step=-1"], "step"),
+    (["run", "fedda", *SMALL, "--rounds", "0"], "rounds"),
+    (["run", "fedda", *SMALL, "--local-steps", "0"], "local_steps"),
+    (["run", "fedda", *SMALL, "--batch", "-2"], "batch"),
+    (["run", "fedda", *SMALL, "--participating", "5"], "participating"),
+    (["run", "fedavg", *SMALL], "smooth objectives only"),
+    (["run", "fedda", *SMALL, "--out", "x.txt"], ".parquet or .csv"),
+    (["run", "fedda", *SMALL, "--seeds", "1,a"], "--seeds"),
+    (["run", "fedda", "--preset", "no-such-preset"], "preset"),
+])
+def test_bad_input_is_one_line_exit_2(capsys, argv, needle):
+    code, out, err = run_cli(capsys, argv)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and needle in err
+
+
+def test_divergence_exits_0_with_null_metrics(capsys):
+    code, out, err = run_cli(capsys, ["run", "fedavg", "--problem", "quadratic", "--set", "dim=4", "--rounds",
+                                      "60", "--hyper", "step=50", "--gradients", "exact", "--json"])
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["diverged"] is True and doc["final"]["diverged"] is True
+    assert all(doc["final"][m] is None for m in ("objective_gap", "distance_to_optimum"))
+    assert "warning" in err and "diverged" in err

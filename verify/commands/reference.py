@@ -1,0 +1,58 @@
+"""``fedrates reference PROBLEM [--preset P] [--set key=value ...] [--method auto|fast|cvxpy] [--no-cache] [--json]``
+
+Builds the problem, computes its certified reference optimum (:func:`solvers.reference.solve`) and prints the
+value, the certified gap, the method, the wall time and the sizes (or one JSON document with ``--json``).
+Exit 0 on success, 2 on bad input or when the reference cannot be certified (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from solvers import problems
+from solvers.errors import VerificationError
+from solvers.reference import DEFAULT_TOL, METHODS, solve
+from verify.commands._common import parse_assignments, print_json
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "reference", help="certified optimum of a problem instance",
+        description="Compute the optimum of a problem instance with a certified duality gap.")
+    parser.add_argument("problem", metavar="PROBLEM", help=f"problem family ({', '.join(problems.names())})")
+    parser.add_argument("--preset", help="named instance of the family (e.g. bao-lasso)")
+    parser.add_argument("--set", dest="assignments", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a problem parameter (repeatable)")
+    parser.add_argument("--method", choices=METHODS, default="auto", help="solver path (default: auto)")
+    parser.add_argument("--tol", type=float, default=DEFAULT_TOL,
+                        help=f"target gap, relative to max(1, |value|) (default: {DEFAULT_TOL:g})")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the reference cache")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    params = parse_assignments(args.assignments)
+    problem = problems.make(args.problem, args.preset, **params)
+    try:
+        ref = solve(problem, method=args.method, tol=args.tol, cache=not args.no_cache)
+    except VerificationError as exc:
+        sys.stderr.write(f"fedrates: error: {exc}\n")
+        return 2
+    summary = {
+        "problem": problem.family, "preset": problem.preset, "value": ref.value, "gap": ref.gap,
+        "method": ref.method, "seconds": ref.seconds, "clients": problem.clients, "dim": problem.dim,
+        "cached": ref.cached, "params": dict(problem.params),
+    }
+    for note in ref.warnings:
+        sys.stderr.write(f"fedrates: warning: {note}\n")
+    if args.json:
+        print_json(summary)
+        return 0
+    rows = [("problem", problem.name), ("value", f"{ref.value:.17g}"), ("certified gap", f"{ref.gap:.3e}"),
+            ("method", ref.method + (" (cached)" if ref.cached else "")), ("seconds", f"{ref.seconds:.3f}"),
+            ("clients", str(problem.clients)), ("dim", f"{problem.dim} (shape {'x'.join(map(str, problem.shape))})")]
+    width = max(len(k) for k, _ in rows)
+    sys.stdout.write("".join(f"{k:<{width}}  {v}\n" for k, v in rows))
+    return 0
