@@ -162,13 +162,14 @@ def parse_expression(text: str, allowed: Iterable[str] | Mapping[str, sp.Symbol]
     return _Builder(text, _symbol_table(allowed)).build(tree)
 
 
-def parse_number(text: str, values: Mapping[str, float] | None = None) -> float:
+def parse_number(text: str, values: Mapping[str, float] | None = None, allowed: Iterable[str] = ()) -> float:
     """Parse an arithmetic expression and evaluate it to a finite float.
 
-    Names must be keys of ``values`` (already-known numbers); e.g. ``"1e-3"``, ``"2*mu"`` with ``mu`` known.
+    Names must be keys of ``values`` (already-known numbers) or of ``allowed`` (known names whose value is
+    still missing, reported as such); e.g. ``"1e-3"``, ``"2*mu"`` with ``mu`` known.
     """
     values = dict(values or {})
-    symbols = {name: sp.Symbol(name) for name in values}
+    symbols = {name: sp.Symbol(name) for name in [*allowed, *values]}
     expr = parse_expression(text, symbols)
     if values:
         expr = expr.subs({symbols[k]: sp.Float(v, 30) for k, v in values.items()})
@@ -200,7 +201,7 @@ def parse_assignments(items: Sequence[str] | None, allowed: Iterable[str]) -> di
         if key not in allowed:
             known = ", ".join(sorted(allowed))
             raise InputError(f"unknown symbol '{key}'{suggest(key, allowed)}; expected one of: {known}")
-        value = parse_number(text, out)
+        value = parse_number(text, out, allowed)
         if not value > 0:
             raise InputError(f"value of '{key}' must be positive (all symbols are positive), got {value:g}")
         out[key] = value

@@ -306,6 +306,7 @@ def cprox(
     radius: float | None,
     tol: float = 1e-15,
     max_iter: int = _ADMM_MAX_ITER,
+    method: str = "auto",
 ) -> CProxResult:
     """argmin ½‖w − v‖² + κR(w) s.t. ‖w‖ ≤ ρ, R(w − c) ≤ ε (see module docstring), batched over leading axes.
 
@@ -318,7 +319,11 @@ def cprox(
         radius: ρ > 0 or ``None``.
         tol: target certified gap, relative to max(1, ½‖v‖²).
         max_iter: ADMM iteration cap.
+        method: ``auto`` (KKT / SVD path where available, ADMM otherwise) or ``admm`` (always ADMM; used to
+            cross-check the two methods).
     """
+    if method not in ("auto", "admm"):
+        raise InputError(f"CProx method {method!r} is not valid; expected auto or admm")
     v = np.asarray(v, dtype=float)
     ndim = penalty.ndim
     mshape = v.shape[v.ndim - ndim:]
@@ -346,7 +351,7 @@ def cprox(
     def l1_value(x):
         return np.abs(x).sum(axis=1)
 
-    if ops.kind in ("l1", "l2") or (ops.kind == "nuclear" and not np.any(Cb)):
+    if method == "auto" and (ops.kind in ("l1", "l2") or (ops.kind == "nuclear" and not np.any(Cb))):
         if ops.kind == "nuclear":
             U, s, Vt = np.linalg.svd(Vb, full_matrices=False)
             vv, cc = s, np.zeros_like(s)
@@ -378,8 +383,16 @@ def cprox(
         wf[bad[better]] = wa[better]
         gap[bad[better]] = ga[better]
         return CProxResult(wf.reshape(v.shape), gap.reshape(lead), method + "+admm", steps + it)
-    w, gap, it = _admm(Vb, kappa, Cb, eps, radius, ops, target, max_iter)
-    return CProxResult(w.reshape(v.shape), gap.reshape(lead), "admm", it)
+    # θ = 0 candidate (closed form): optimal whenever it already satisfies R(w − c) ≤ ε (KKT with θ = 0)
+    w = ops.prox_ball(Vb, kappa, radius)
+    easy = ops.R(w - Cb) <= eps
+    gap = np.zeros(B)
+    iters = 0
+    if not np.all(easy):
+        hard = np.flatnonzero(~easy)
+        wa, ga, iters = _admm(Vb[hard], kappa, Cb[hard], eps, radius, ops, target[hard], max_iter)
+        w[hard], gap[hard] = wa, ga
+    return CProxResult(w.reshape(v.shape), gap.reshape(lead), "admm" if iters else "closed-form", iters)
 
 
 def cfedda_prox_arguments(z: np.ndarray, center: np.ndarray, *, mu: float, gamma: float, A: float, E: int,

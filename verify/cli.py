@@ -63,6 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("fedrates: interrupted; finished work was kept\n")
         return 130
+    except BrokenPipeError:  # output piped into a command that stopped reading (e.g. head)
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

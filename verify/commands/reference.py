@@ -10,9 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from solvers import problems
 from solvers.errors import VerificationError
-from solvers.reference import DEFAULT_TOL, METHODS, solve
 from verify.commands._common import parse_assignments, print_json
 
 
@@ -20,13 +18,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "reference", help="certified optimum of a problem instance",
         description="Compute the optimum of a problem instance with a certified duality gap.")
-    parser.add_argument("problem", metavar="PROBLEM", help=f"problem family ({', '.join(problems.names())})")
+    parser.add_argument("problem", metavar="PROBLEM", help="problem family (see: fedrates list problems)")
     parser.add_argument("--preset", help="named instance of the family (e.g. bao-lasso)")
     parser.add_argument("--set", dest="assignments", action="append", default=[], metavar="KEY=VALUE",
                         help="override a problem parameter (repeatable)")
-    parser.add_argument("--method", choices=METHODS, default="auto", help="solver path (default: auto)")
-    parser.add_argument("--tol", type=float, default=DEFAULT_TOL,
-                        help=f"target gap, relative to max(1, |value|) (default: {DEFAULT_TOL:g})")
+    parser.add_argument("--method", choices=("auto", "fast", "cvxpy"), default="auto",
+                        help="solver path (default: auto)")
+    parser.add_argument("--tol", type=float, default=1e-11,
+                        help="target gap, relative to max(1, |value|) (default: 1e-11)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the reference cache")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(handler=run)
@@ -34,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     params = parse_assignments(args.assignments)
+    from solvers import problems
+    from solvers.reference import solve
+
     problem = problems.make(args.problem, args.preset, **params)
     try:
         ref = solve(problem, method=args.method, tol=args.tol, cache=not args.no_cache)

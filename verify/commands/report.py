@@ -14,7 +14,6 @@ from typing import Any
 
 from solvers.errors import InputError
 from verify.commands._common import print_json
-from verify.records import read_records
 
 FORMATS = ("html", "pdf")
 
@@ -57,6 +56,8 @@ def _list_of_dicts(obj: Any, key: str, path: Path) -> list[dict[str, Any]]:
 
 def load_run(directory: Path) -> tuple[Any, list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
     """Read ``(records, verdicts, provenance, errata)`` from a run directory; InputError on any problem."""
+    from verify.records import read_records
+
     if not directory.is_dir():
         raise InputError(f"run directory '{directory}' does not exist or is not a directory")
     candidates = [directory / "records.parquet", directory / "records.csv"]

@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from solvers import algorithms, problems
 from solvers.errors import InputError
 from verify.commands._common import parse_assignments, print_json, to_jsonable
 
@@ -25,8 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "run", help="run a federated algorithm on a problem instance",
         description="Run a federated algorithm on a problem instance and report its per-round metrics.")
-    parser.add_argument("algorithm", metavar="ALGORITHM", help=f"algorithm ({', '.join(algorithms.names())})")
-    parser.add_argument("--problem", help=f"problem family ({', '.join(problems.names())})")
+    parser.add_argument("algorithm", metavar="ALGORITHM", help="algorithm id (see: fedrates list algorithms)")
+    parser.add_argument("--problem", help="problem family (see: fedrates list problems)")
     parser.add_argument("--preset", help="named instance of the family (e.g. bao-lasso); implies its family")
     parser.add_argument("--set", dest="assignments", action="append", default=[], metavar="KEY=VALUE",
                         help="override a problem parameter (repeatable)")
@@ -61,6 +60,7 @@ def _seeds(args: argparse.Namespace) -> list[int]:
 
 
 def _problem(args: argparse.Namespace) -> Any:
+    from solvers import problems
     name = args.problem
     if name is None:
         if args.preset is None:
@@ -95,6 +95,7 @@ def _write(records: Any, out: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from solvers import algorithms
     algorithms.get(args.algorithm)  # unknown names fail before the problem is built
     problem = _problem(args)
     seeds = _seeds(args)
@@ -134,6 +135,7 @@ def _fmt(value: Any) -> str:
 
 
 def _print_table(trace: Any, finals: list[dict[str, Any]]) -> None:
+    from solvers import algorithms
     params = trace.params
     hyper = ", ".join(f"{k}={v}" for k, v in params["hyperparameters"].items())
     out = [f"{params['algorithm']} ({hyper}) on {params['problem']['preset'] or params['problem']['problem']}, "
