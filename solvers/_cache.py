@@ -2,10 +2,10 @@
 shape, SHA-256 of the npz bytes).
 
 The key is the SHA-256 of the problem fingerprint, the solver settings and :data:`FORMAT_VERSION`.  The directory
-is ``$FEDRATES_CACHE`` if set, else ``platformdirs.user_cache_dir("fedrates")/references``.  Writes are atomic
-(temporary file + ``os.replace``).  Reading validates the JSON, the checksum and the shape; anything wrong removes
-the entry and reports a miss, so that a damaged entry is recomputed and never trusted.  (The caller re-certifies
-every hit as well.)  Failures to write are returned as a message, never raised.
+is ``$FEDRATES_CACHE`` if set, else the user cache directory (``~/.cache/fedrates/references`` on Linux).
+Writes are atomic (temporary file + ``os.replace``).  Reading validates the JSON, the checksum and the shape;
+anything wrong removes the entry and reports a miss, so that a damaged entry is recomputed and never trusted.
+(The caller re-certifies every hit as well.)  Failures to write are returned as a message, never raised.
 """
 
 from __future__ import annotations
@@ -32,9 +32,19 @@ def cache_dir() -> Path:
     env = os.environ.get("FEDRATES_CACHE")
     if env:
         return Path(env)
-    import platformdirs
+    return user_cache_root() / "fedrates" / "references"
 
-    return Path(platformdirs.user_cache_dir("fedrates")) / "references"
+
+def user_cache_root() -> Path:
+    """The platform's per-user cache directory: %LOCALAPPDATA% on Windows, ~/Library/Caches on macOS,
+    $XDG_CACHE_HOME or ~/.cache elsewhere."""
+    import sys
+
+    if sys.platform.startswith("win"):
+        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
 
 
 def entry_key(fingerprint: str, settings: Mapping[str, Any]) -> str:

@@ -343,7 +343,8 @@ def cprox(
     if radius is not None:
         cn = np.linalg.norm(flat(Cb), axis=1)
         if np.any(cn > radius * (1 + 1e-12)):
-            raise InputError(f"CProx centre has norm {cn.max():.6g} > radius {radius:.6g}; expected a centre in the ball")
+            raise InputError(f"CProx centre has norm {cn.max():.6g} > radius {radius:.6g}; "
+                             "expected a centre in the ball")
     scale = np.maximum(1.0, 0.5 * np.sum(flat(Vb) ** 2, axis=1))
     # below a few dozen ulps of the objective's magnitude the certificate is rounding noise
     target = np.maximum(tol, 32 * np.finfo(float).eps) * scale

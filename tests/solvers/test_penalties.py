@@ -29,8 +29,8 @@ def test_prox_beats_brute_force(pen, shape, radius, seed):
     f = _prox_objective(pen, v, 1.3, radius)
     if radius is not None:
         assert np.linalg.norm(x) <= radius * (1 + 1e-12)
-    best = min((minimize(f, x0, method="Powell", options={"xtol": 1e-10, "ftol": 1e-12}).fun
-                for x0 in [rng.standard_normal(v.size) for _ in range(3)] + [v.ravel()]))
+    best = min(minimize(f, x0, method="Powell", options={"xtol": 1e-10, "ftol": 1e-12}).fun
+                for x0 in [rng.standard_normal(v.size) for _ in range(3)] + [v.ravel()])
     assert f(x.ravel()) <= best + 1e-8
     # first-order optimality: no random feasible perturbation improves
     for _ in range(200):

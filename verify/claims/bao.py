@@ -70,12 +70,16 @@ def _algorithm(claim: Claim, name: str | None = None, **hyper: Any) -> Any:
 
 
 def _fast_values(problem: Any, ref: Any, consts: Any, *, T: float, E: int, a: float) -> dict[str, float]:
-    """Theorem 2.1's symbols on an instance (equal weights, σ² per client = the minibatch variance)."""
+    """Theorem 2.1's symbols on an instance.
+
+    σ² is the per-client minibatch variance.  The catalogue writes σ̄² = Σ_k π_k²σ² as σ²/K (equal weights); with
+    unequal weights K is the effective number of clients 1/Σ_k π_k², so that σ²/K = σ̄² exactly.
+    """
     w0 = np.zeros(problem.shape)
     return {
         "mu": consts.mu, "L": consts.L, "Lam": consts.Lambda, "H": consts.H, "rho": float(problem.radius),
         "sigma": math.sqrt(consts.sigma2), "B": float(np.sum((w0 - ref.w) ** 2)), "a": float(a),
-        "T": float(T), "E": float(E), "K": float(problem.clients),
+        "T": float(T), "E": float(E), "K": float(1.0 / np.sum(problem.weights**2)),
     }
 
 
@@ -91,8 +95,8 @@ def _noise_regime_start(values: dict[str, float]) -> tuple[float, str]:
 
 
 # ---- Fast-FedDA on quadratics ----------------------------------------------------------------------------------
-FAST_PROBLEM = {"structure": "random", "clients": 8, "dim": 10, "mu": 0.5, "L": 2.0, "spread": 1.0,
-                "sigma": 2.0, "lam": 0.05, "radius": 6.0, "seed": 1}
+FAST_PROBLEM = {"structure": "random", "clients": 8, "dim": 10, "mu": 0.5, "L": 2.0, "spread": 0.3,
+                "sigma": 4.0, "lam": 0.05, "radius": 2.0, "weight_skew": 0.5, "seed": 1}
 
 
 @dataclass(frozen=True)
@@ -399,9 +403,10 @@ class FigureComparison(Claim):
         return self.verdict(worst, conditions=[], seeds=seeds, constants={}, statement="")
 
 
-_FAST_REGIME = ("Quadratic federation (K = 8, d = 10, spectra in [0.5, 2]) with exact gradients plus Gaussian noise "
-                "E‖ζ‖² = σ² = 4: Assumptions 1–4 hold with the exact constants L, μ, Λ, H (TRS over the ball "
-                "ρ = 6) and σ²; ℓ1 penalty λ = 0.05; a = 4L/μ, γ = 2μa³.")
+_FAST_REGIME = ("Quadratic federation (K = 8 with unequal weights π_k, d = 10, spectra in [0.5, 2]) with exact "
+                "gradients plus Gaussian noise "
+                "E‖ζ‖² = σ² = 16: Assumptions 1–4 hold with the exact constants L, μ, Λ, H (TRS over the ball "
+                "ρ = 2) and σ²; ℓ1 penalty λ = 0.05; a = 4L/μ, γ = 2μa³.")
 
 CLAIMS: tuple[Claim, ...] = (
     FastFedDARate(
@@ -414,10 +419,12 @@ CLAIMS: tuple[Claim, ...] = (
     FastFedDASpeedup(
         id="bao.thm2.1/speedup-K", theorem="bao.thm2.1", algorithm="fast_fedda", problem="quadratic",
         title="Fast-FedDA: linear speedup, gap ∝ 1/K at fixed T",
-        regime=_FAST_REGIME.replace("K = 8, ", "") + " Identical clients (H = 0, L, μ, Λ independent of K); E = 1.",
+        regime=_FAST_REGIME.replace("K = 8 with unequal weights π_k, ", "")
+        + " Identical clients with equal weights (H = 0; L, μ, Λ independent of K); E = 1.",
         metric="objective_gap", x="clients",
         why="identical clients isolate σ̄² = σ²/K; T is past the noise-regime start for every K",
-        problem_params={**FAST_PROBLEM, "structure": "clustered", "clusters": 1, "angle": 0.0, "within": 0.0},
+        problem_params={**FAST_PROBLEM, "structure": "clustered", "clusters": 1, "angle": 0.0, "within": 0.0,
+                        "weight_skew": 0.0},
         n_seeds={"quick": 8, "standard": 16, "full": 40}, regime_margin=3.0,
     ),
     FastFedDALocalSteps(
