@@ -37,6 +37,8 @@ from verify.claims.base import Claim, evaluate_conditions, matrix, records_from_
 
 __all__ = ["CLAIMS"]
 
+_TINY = float(np.finfo(float).tiny)
+
 
 # ---- instances (cached per process) --------------------------------------------------------------------------------
 @cache
@@ -77,7 +79,10 @@ def _fast_values(problem: Any, ref: Any, consts: Any, *, T: float, E: int, a: fl
     """
     w0 = np.zeros(problem.shape)
     return {
-        "mu": consts.mu, "L": consts.L, "Lam": consts.Lambda, "H": consts.H, "rho": float(problem.radius),
+        # H = 0 exactly for identical clients; the catalogue's symbols are positive, so the limit H -> 0+ is
+        # evaluated at the smallest positive double (the rhs is continuous in H)
+        "mu": consts.mu, "L": consts.L, "Lam": consts.Lambda, "H": max(consts.H, _TINY),
+        "rho": float(problem.radius),
         "sigma": math.sqrt(consts.sigma2), "B": float(np.sum((w0 - ref.w) ** 2)), "a": float(a),
         "T": float(T), "E": float(E), "K": float(1.0 / np.sum(problem.weights**2)),
     }
@@ -224,8 +229,10 @@ class FastFedDALocalSteps(_FastFedDAClaim):
     steps_grid: tuple[int, ...] = (1, 2, 4, 8, 16)
 
     def _T(self, profile: str) -> int:
+        # T is fixed at the start of the E = 1 sweep of the rate claim: there the E-dependent drift terms of (4)
+        # are visible for E > 1 (they dominate (4) for E >= 4), which is what this claim is about
         lcm = math.lcm(*self.steps_grid)
-        T = max(self._grid(profile, None, E)[0][0] for E in self.steps_grid)
+        T = self._grid(profile, None, 1)[0][0]
         return int(math.ceil(T / lcm)) * lcm
 
     def points(self, profile: str) -> list[dict]:
@@ -333,7 +340,9 @@ class MCFedDAPrecision(Claim):
         problem, ref, consts = self._setup()
         return {"Psi": float(consts.Psi), "lam_opt": float(consts.lam_opt), "mu": float(consts.mu),
                 "lam0": float(consts.lam_opt) * 2 ** (self.stages - 1), "delta": self.delta,
-                "tau": float(consts.tau), "nu": float(consts.nu)}
+                # τ = ν = 0 exactly in regime R; the catalogue's symbols are positive, so the limit 0+ is taken
+                # at the smallest positive double (conditions and bounds are continuous there)
+                "tau": max(float(consts.tau), _TINY), "nu": max(float(consts.nu), _TINY)}
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         thm = _theorem(self.theorem)
