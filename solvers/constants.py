@@ -14,9 +14,9 @@ convex quadratics over the domain ball {‖w‖ ≤ ρ}, computed exactly:
 Large instances.  Suprema need one eigendecomposition (with vectors) of a d × d matrix per client; above
 ``dense_limit`` (default 512) that costs minutes, so H and σ² are then replaced by certified upper bounds (Cauchy–
 Schwarz: sup q ≤ λ_max(P)ρ² + 2‖b‖ρ + c₀) and feasible-point lower bounds, and the pairwise δ by the interval
-[δ_mean, 2δ_mean] (upper end reported), and the client spectral norms ‖Q_k − Q̄‖₂ use Lanczos iterations
-run to machine precision instead of full eigenvalue decompositions; each such replacement is written in ``notes`` and ``intervals`` and
-flagged in ``exact``.  Client spectra of sample least squares with n < d use the n × n Gram matrix
+[δ_mean, 2δ_mean] (upper end reported); each such replacement is written in ``notes`` and ``intervals`` and
+flagged in ``exact``.  Above ``dense_limit`` extreme eigenvalues of client matrices use Lanczos iterations run to
+machine precision (ARPACK, tol = 0) instead of full eigenvalue decompositions.  Client spectra of sample least squares with n < d use the n × n Gram matrix
 (λ_max(XᵀX/n) = λ_max(XXᵀ/n); λ_min = 0 since rank ≤ n < d).
 """
 
@@ -255,8 +255,12 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
     else:
         L_k, mu_k = np.empty(K), np.empty(K)
         for sl, Q in _chunks(problem):
-            ev = np.linalg.eigvalsh(_sym(Q))
-            L_k[sl], mu_k[sl] = ev[:, -1], ev[:, 0]
+            if large:
+                ends = np.array([_extreme_eigs(q) for q in _sym(Q)])
+                mu_k[sl], L_k[sl] = ends[:, 0], ends[:, 1]
+            else:
+                ev = np.linalg.eigvalsh(_sym(Q))
+                L_k[sl], mu_k[sl] = ev[:, -1], ev[:, 0]
     evbar = np.linalg.eigvalsh(Qbar)
     Lambda, mu_F = float(evbar[-1]), float(evbar[0])
 
@@ -350,6 +354,18 @@ def _spectral_norm(A: np.ndarray) -> float:
         except ArpackNoConvergence:
             pass
     return float(np.max(np.abs(np.linalg.eigvalsh(A))))
+
+
+def _extreme_eigs(A: np.ndarray) -> tuple[float, float]:
+    """(λ_min, λ_max) of a symmetric matrix: Lanczos (ARPACK, tol = 0); dense fallback."""
+    if A.shape[0] > 3:
+        try:
+            ev = eigsh(A, k=2, which="BE", tol=0, v0=np.ones(A.shape[0]), return_eigenvectors=False)
+            return float(ev.min()), float(ev.max())
+        except ArpackNoConvergence:
+            pass
+    ev = np.linalg.eigvalsh(A)
+    return float(ev[0]), float(ev[-1])
 
 
 def _client_minima(problem: Problem, notes: dict[str, str]) -> np.ndarray:
@@ -455,7 +471,7 @@ def _variance(problem: Problem, batch: int, replace: bool, rho: float | None, la
         if n < problem.dim:
             lam_A = np.linalg.eigvalsh(Xt @ np.swapaxes(Xt, 1, 2) / n)[:, -1]
         else:
-            lam_A = np.linalg.eigvalsh(np.swapaxes(Xt, 1, 2) @ Xt / n)[:, -1]
+            lam_A = np.array([_spectral_norm(A) for A in np.swapaxes(Xt, 1, 2) @ Xt / n])
         # P = A − Q_k² ⪯ A; ‖b‖ ≤ ‖(1/n)Σ‖x_i‖²y_ix_i‖ + ‖Q_kb_k‖, Q_kb_k = Xᵀ(Xb_k)/n
         Qb = np.einsum("kid,ki->kd", X, np.einsum("kid,kd->ki", X, b_k)) / n
         b_norm = np.linalg.norm(b_trs_raw - Qb, axis=1)
@@ -473,7 +489,7 @@ def _variance(problem: Problem, batch: int, replace: bool, rho: float | None, la
         lam4 = np.empty(K)
         for start in range(0, K, 8):
             sl = slice(start, min(K, start + 8))
-            lam4[sl] = np.linalg.eigvalsh(_sym(_fourth_moment(pop, sl)))[:, -1]
+            lam4[sl] = [_spectral_norm(A) for A in _sym(_fourth_moment(pop, sl))]  # PSD: ‖A‖₂ = λ_max
         reach = rho + float(np.linalg.norm(pop.truth))
         upper = (lam4 * reach**2 + pop.noise_std**2 * a) / batch
     direction = np.ones(problem.dim) if problem.truth is None else problem.flat(problem.truth).reshape(-1)

@@ -78,17 +78,22 @@ def _draw(gens: Sequence[np.random.Generator], steps: int, unit: tuple[int, ...]
 
 
 def _indices(u: np.ndarray, n: int, batch: int, replace: bool) -> np.ndarray:
-    """Minibatch indices from uniforms: (..., B) -> (..., B) (with replacement, or Floyd's algorithm)."""
+    """Minibatch indices from uniforms: (..., B) -> (..., B) (with replacement, or Floyd's algorithm).
+
+    Floyd's loop runs over the B positions, each step on all N = u.size / B subsets at once; the membership test
+    compares t with the i earlier picks stored as contiguous rows of a (B, N) array."""
     if replace:
         return np.minimum((u * n).astype(np.intp), n - 1)
-    S = np.empty(u.shape, dtype=np.intp)
+    lead = u.shape[:-1]
+    U = np.ascontiguousarray(u.reshape(-1, batch).T)
+    S = np.empty(U.shape, dtype=np.intp)
     for i in range(batch):
         j = n - batch + i
-        t = np.minimum((u[..., i] * (j + 1)).astype(np.intp), j)
+        t = np.minimum((U[i] * (j + 1)).astype(np.intp), j)
         if i:
-            t = np.where((S[..., :i] == t[..., None]).any(axis=-1), j, t)
-        S[..., i] = t
-    return S
+            t = np.where((S[:i] == t).any(axis=0), j, t)
+        S[i] = t
+    return S.T.reshape(lead + (batch,))
 
 
 def _check_batch(problem: Problem, batch: int, replace: bool) -> None:
@@ -118,8 +123,10 @@ def exact_gradients(problem: Problem, Wf: np.ndarray, clients: np.ndarray) -> np
 
 
 def _sample_gradients(problem: Problem, Wf: np.ndarray, clients: np.ndarray, draws: np.ndarray,
-                      batch: int) -> np.ndarray:
-    """Minibatch gradients from one step's draws: Wf (R, m, d), draws (R, m, *unit) -> (R, m, d)."""
+                      batch: int, work: _Workspace | None = None) -> np.ndarray:
+    """Minibatch gradients from one step's draws: Wf (R, m, d), draws (R, m, *unit) -> (R, m, d).
+
+    For ``empirical`` sampling ``draws`` are the rows of the stacked (K·n, d) sample matrix, (R, m, B)."""
     if problem.sampling == "gaussian":
         G = exact_gradients(problem, Wf, clients)
         if problem.noise_std > 0:
@@ -127,7 +134,7 @@ def _sample_gradients(problem: Problem, Wf: np.ndarray, clients: np.ndarray, dra
         return G
     R, m, d = Wf.shape
     if problem.sampling == "empirical":
-        return _empirical_gradients(problem.datafit, Wf, clients, draws, batch)
+        return _empirical_gradients(problem.datafit, Wf, draws, batch, work)
     pop = problem.population
     Xb = (pop.means[clients][:, :, None, :] + draws[..., :d] @ pop.cov_factor.T).reshape(R * m, batch, d)
     yb = Xb @ pop.truth + pop.noise_std * draws[..., d].reshape(R * m, batch)
@@ -135,23 +142,48 @@ def _sample_gradients(problem: Problem, Wf: np.ndarray, clients: np.ndarray, dra
     return ((resid[:, None, :] @ Xb)[:, 0, :] / batch).reshape(R, m, d)
 
 
-def _empirical_gradients(fit: SampleLeastSquares, Wf: np.ndarray, clients: np.ndarray, idx: np.ndarray,
-                         batch: int) -> np.ndarray:
-    """(1/B) X_bᵀ(X_b w − y_b) per (replica, client); rows gathered from the (K·n, d) sample matrix in chunks of
-    about :data:`_CHUNK_BYTES` so that each chunk is reused from cache by the two products (the arithmetic per
-    client does not depend on the chunking)."""
+class _Workspace:
+    """A reusable float buffer (the gathered minibatch rows): reusing it avoids a fresh allocation, and the page
+    faults of its first touch, at every step."""
+
+    def __init__(self) -> None:
+        self._buf = np.empty(0)
+
+    def get(self, size: int) -> np.ndarray:
+        if self._buf.size < size:
+            self._buf = np.empty(size)
+        return self._buf[:size]
+
+
+def _empirical_gradients(fit: SampleLeastSquares, Wf: np.ndarray, rows: np.ndarray, batch: int,
+                         work: _Workspace | None = None) -> np.ndarray:
+    """(1/B) X_bᵀ(X_b w − y_b) per (replica, client), rows (R, m, B) of the (K·n, d) sample matrix.
+
+    The rows are gathered into a reused buffer in chunks of at most :data:`_CHUNK_BYTES` (the arithmetic per
+    client does not depend on the chunking); the two products per client are stacked matrix–vector products."""
     R, m, d = Wf.shape
-    rows = (clients[..., None] * fit.samples + idx).reshape(R * m, batch)
+    rows = rows.reshape(R * m, batch)
     X, y, W = fit.X.reshape(-1, d), fit.y.reshape(-1), Wf.reshape(R * m, d)
     out = np.empty((R * m, d))
-    chunk = max(1, _CHUNK_BYTES // (batch * d * 8))
+    chunk = max(1, min(R * m, _CHUNK_BYTES // (batch * d * 8)))
+    buf = (work or _Workspace()).get(chunk * batch * d)
     for s in range(0, R * m, chunk):
         r = rows[s:s + chunk]
-        Xb = np.take(X, r.reshape(-1), axis=0).reshape(r.shape + (d,))
-        resid = (Xb @ W[s:s + chunk, :, None])[..., 0] - y[r]
-        out[s:s + chunk] = (resid[:, None, :] @ Xb)[:, 0, :]
+        c = r.shape[0]
+        # mode="clip" selects numpy's unbuffered path for ``out``; every row index is in range
+        Xb = np.take(X, r.reshape(-1), axis=0, out=buf[:c * batch * d].reshape(c * batch, d),
+                     mode="clip").reshape(c, batch, d)
+        resid = Xb @ W[s:s + chunk, :, None]
+        resid[..., 0] -= y[r]
+        np.matmul(resid.transpose(0, 2, 1), Xb, out=out[s:s + chunk, None, :])
     out /= batch
     return out.reshape(R, m, d)
+
+
+def _rows(problem: Problem, clients: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Rows of the stacked sample matrix: clients (R, m), idx (R, m, ..., B) -> same shape as idx."""
+    c = clients.reshape(clients.shape + (1,) * (idx.ndim - clients.ndim))
+    return c * problem.datafit.samples + idx
 
 
 def minibatch_gradients(
@@ -184,7 +216,7 @@ def minibatch_gradients(
         gens = [client_rngs[r][k] for r in range(R) for k in clients[r]]
         draws = _draw(gens, 1, unit, problem.sampling).reshape((R, m) + unit)
         if problem.sampling == "empirical":
-            draws = _indices(draws, problem.datafit.samples, batch, replace)
+            draws = _rows(problem, clients, _indices(draws, problem.datafit.samples, batch, replace))
     return problem.unflat(_sample_gradients(problem, problem.flat(W), clients, draws, batch))
 
 
@@ -215,7 +247,10 @@ class GradientOracle:
         self._clients: np.ndarray | None = None
         self._buffer: np.ndarray | None = None
         self._pos = 0
+        self._steps = 0
         self._hint = 1
+        self._axis = 0 if problem.sampling == "empirical" else 2
+        self._work = _Workspace()
 
     def begin_round(self, clients: np.ndarray, steps: int = 1) -> None:
         self._clients = clients
@@ -230,7 +265,9 @@ class GradientOracle:
         gens = [self.client_rngs[r][k] for r in range(R) for k in clients[r]]
         draws = _draw(gens, steps, self.unit, self.problem.sampling).reshape((R, m, steps) + self.unit)
         if self.problem.sampling == "empirical":
-            draws = _indices(draws, self.problem.datafit.samples, self.batch, self.replace)
+            idx = _indices(draws, self.problem.datafit.samples, self.batch, self.replace)
+            # rows (steps, R, m, B): one contiguous block per step
+            draws = np.ascontiguousarray(np.moveaxis(_rows(self.problem, clients, idx), 2, 0))
         return draws
 
     def __call__(self, W: np.ndarray, clients: np.ndarray | None = None) -> np.ndarray:
@@ -245,11 +282,16 @@ class GradientOracle:
         draws = None
         if self.unit is not None:
             if own:
-                if self._buffer is None or self._pos >= self._buffer.shape[2]:
+                if self._buffer is None or self._pos >= self._steps:
                     self._buffer = self._refill(clients, self._hint)
+                    self._steps = self._buffer.shape[self._axis]
                     self._pos = 0
-                draws = self._buffer[:, :, self._pos]
+                draws = self._step(self._buffer, self._pos)
                 self._pos += 1
             else:
-                draws = self._refill(clients, 1)[:, :, 0]
-        return problem.unflat(_sample_gradients(problem, Wf, clients, draws, self.batch))
+                draws = self._step(self._refill(clients, 1), 0)
+        return problem.unflat(_sample_gradients(problem, Wf, clients, draws, self.batch, self._work))
+
+    def _step(self, buffer: np.ndarray, pos: int) -> np.ndarray:
+        """The draws of step ``pos`` of a refilled buffer (steps lead for empirical rows, else axis 2)."""
+        return buffer[pos] if self._axis == 0 else buffer[:, :, pos]

@@ -67,7 +67,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from solvers import _cache
-from solvers._reference_fast import UNIT, Gram, inside_ball, solve_fast
+from solvers._reference_fast import UNIT, Gram, inside_ball, matvec, solve_fast
 from solvers.errors import InputError, VerificationError, unknown_name
 from solvers.penalties import L1, Nuclear, Zero, soft_threshold
 from solvers.problems.base import Problem
@@ -110,8 +110,9 @@ def _gram(problem: Problem) -> Gram:
         Q, b, c = problem.quadratic
         nonnegative = isinstance(problem.datafit, (SampleLeastSquares, GaussianPopulation)) or (
             problem.family == "quadratic")
-        gram = Gram(Q=np.asarray(Q, float), b=np.asarray(b, float), c=float(c), shape=tuple(problem.shape),
-                    penalty=problem.penalty, radius=problem.radius, smooth_nonnegative=nonnegative)
+        gram = Gram(Q=np.ascontiguousarray(Q, dtype=float), b=np.asarray(b, float), c=float(c),
+                    shape=tuple(problem.shape), penalty=problem.penalty, radius=problem.radius,
+                    smooth_nonnegative=nonnegative)
         _GRAMS[problem] = gram
     return gram
 
@@ -215,15 +216,15 @@ def _linear_gap_singular(gram: Gram, w: np.ndarray) -> float:
     unit = float(np.finfo(ext).eps) / 2
     g_ext = gram.Q.astype(ext) @ w.astype(ext) - gram.b.astype(ext)
     g = np.asarray(g_ext, dtype=float)
-    e_bound = _gamma(gram.dim + 2, unit) * (gram.abs_Q @ np.abs(w) + np.abs(gram.b)) + UNIT * np.abs(g)
+    e_bound = _gamma(gram.dim + 2, unit) * (matvec(gram.abs_Q, np.abs(w)) + np.abs(gram.b)) + UNIT * np.abs(g)
     e_norm = float(np.linalg.norm(e_bound)) * (1 + 1e-10)
     radius = gram.radius
     if radius is None:
         if gram.smooth or not gram.smooth_nonnegative:
             return math.inf
-        Qw = gram.Q @ w
+        Qw = matvec(gram.Q, w)
         F = 0.5 * float(w @ Qw) - float(gram.b @ w) + gram.c
-        F_err = _gamma(gram.dim + 4) * (0.5 * float(np.abs(w) @ (gram.abs_Q @ np.abs(w)))
+        F_err = _gamma(gram.dim + 4) * (0.5 * float(np.abs(w) @ matvec(gram.abs_Q, np.abs(w)))
                                           + float(np.abs(gram.b) @ np.abs(w)) + abs(gram.c))
         h = float(gram.penalty.value(w.reshape(gram.shape)))
         radius = (F + F_err + h * (1 + 1e-9)) / gram.lam * (1 + 1e-9)
@@ -239,8 +240,8 @@ def _certify_flat(gram: Gram, w: np.ndarray) -> float:
     if gram.chol is None:
         gap = _linear_gap_singular(gram, w)
     else:
-        g = gram.Q @ w - gram.b
-        e_bound = _gamma(gram.dim + 2) * (gram.abs_Q @ np.abs(w) + np.abs(gram.b))
+        g = matvec(gram.Q, w) - gram.b
+        e_bound = _gamma(gram.dim + 2) * (matvec(gram.abs_Q, np.abs(w)) + np.abs(gram.b))
         gaps = _dual_gaps(gram, w, g, float(np.linalg.norm(e_bound)) * (1 + 1e-10))
         gap = min(gaps) if gaps else math.inf
     return max(gap, 0.0) if not math.isnan(gap) else math.inf
@@ -260,7 +261,7 @@ def _scaled_certifier(gram: Gram):
 
     def check(w: np.ndarray) -> float:
         gap = _certify_flat(gram, w)
-        value = 0.5 * float(w @ (gram.Q @ w)) - float(gram.b @ w) + gram.c
+        value = 0.5 * float(w @ matvec(gram.Q, w)) - float(gram.b @ w) + gram.c
         value += float(gram.penalty.value(w.reshape(gram.shape)))
         return gap / max(1.0, abs(value))
 

@@ -223,7 +223,7 @@ def test_psi_and_lambda_opt():
 
 @pytest.mark.parametrize("sampling", ["empirical", "population"])
 def test_large_dimension_bounds_bracket_exact_values(sampling):
-    p = small_lasso(samples=5, sampling=sampling)
+    p = small_lasso(samples=5, dim=6, sampling=sampling)
     exact = compute(p, batch=2)
     bounded = compute(p, batch=2, dense_limit=2)
     for name in ("H", "sigma2"):
@@ -231,6 +231,10 @@ def test_large_dimension_bounds_bracket_exact_values(sampling):
         assert not bounded.exact[name] and name in bounded.notes
         assert lo <= getattr(exact, name) * (1 + 1e-12) and getattr(exact, name) <= hi * (1 + 1e-12)
     assert bounded.delta >= exact.delta and bounded.intervals["delta"][0] <= exact.delta
+    # Lanczos spectra agree with dense eigenvalues
+    assert np.allclose(bounded.L_k, exact.L_k, rtol=1e-10)
+    assert np.allclose(bounded.mu_k, exact.mu_k, rtol=1e-8, atol=1e-10)
+    assert bounded.delta_mean == pytest.approx(exact.delta_mean, rel=1e-10)
 
 
 def test_as_dict_covers_definitions():

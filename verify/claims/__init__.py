@@ -1,4 +1,8 @@
-"""The catalogue of claims, one module per paper (``verify.claims.<paper>`` defines ``CLAIMS``)."""
+"""The catalogue of claims: modules ``verify.claims.<name>`` (one or more per paper) define ``CLAIMS``.
+
+Seed 000 has two: :mod:`verify.claims.bao` (Theorem 2.1 and 3.2 claims) and :mod:`verify.claims.bao_experiments`
+(the §4 comparisons and C-FedDA's Theorem 3.1), whose tuple is called ``EXPERIMENT_CLAIMS``.
+"""
 
 from __future__ import annotations
 
@@ -11,15 +15,18 @@ from verify.claims.base import Claim
 
 __all__ = ["Claim", "all_claims", "get", "ids", "select"]
 
-PAPERS = ("bao",)
+MODULES = ("bao", "bao_experiments")
 
 
 @cache
 def _load() -> dict[str, Claim]:
     out: dict[str, Claim] = {}
-    for paper in PAPERS:
-        module = importlib.import_module(f"verify.claims.{paper}")
-        for claim in module.CLAIMS:
+    for name in MODULES:
+        module = importlib.import_module(f"verify.claims.{name}")
+        claims = getattr(module, "CLAIMS", None)
+        if claims is None:
+            claims = module.EXPERIMENT_CLAIMS
+        for claim in claims:
             if claim.id in out:
                 raise RuntimeError(f"duplicate claim id {claim.id}")
             out[claim.id] = claim

@@ -19,7 +19,7 @@ def register(subparsers: Any) -> None:
                               description=__doc__)
     p.add_argument("problem", metavar="PROBLEM", help="problem family (see `fedrates list problems`) or preset")
     p.add_argument("--preset", help="preset of the family (e.g. bao-lasso)")
-    p.add_argument("--set", dest="assignments", action="append", metavar="KEY=VALUE",
+    p.add_argument("--set", dest="assignments", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
                    help="problem parameter override (repeatable)")
     p.add_argument("--batch", type=int, default=1, help="minibatch size B of the stochastic oracle (default 1)")
     p.add_argument("--radius", type=float, help="domain radius for H and sigma^2 (default: the problem's)")

@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Compute the optimum of a problem instance with a certified duality gap.")
     parser.add_argument("problem", metavar="PROBLEM", help="problem family (see: fedrates list problems)")
     parser.add_argument("--preset", help="named instance of the family (e.g. bao-lasso)")
-    parser.add_argument("--set", dest="assignments", action="append", default=[], metavar="KEY=VALUE",
+    parser.add_argument("--set", dest="assignments", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
                         help="override a problem parameter (repeatable)")
     parser.add_argument("--method", choices=("auto", "fast", "cvxpy"), default="auto",
                         help="solver path (default: auto)")

@@ -27,9 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("algorithm", metavar="ALGORITHM", help="algorithm id (see: fedrates list algorithms)")
     parser.add_argument("--problem", help="problem family (see: fedrates list problems)")
     parser.add_argument("--preset", help="named instance of the family (e.g. bao-lasso); implies its family")
-    parser.add_argument("--set", dest="assignments", action="append", default=[], metavar="KEY=VALUE",
+    parser.add_argument("--set", dest="assignments", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
                         help="override a problem parameter (repeatable)")
-    parser.add_argument("--hyper", action="append", default=[], metavar="KEY=VALUE",
+    parser.add_argument("--hyper", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
                         help="algorithm hyperparameter, e.g. step=0.01 (repeatable)")
     parser.add_argument("--rounds", type=int, default=100, help="communication rounds (default: 100)")
     parser.add_argument("--local-steps", type=int, help="local steps per round E (default: the algorithm's)")
