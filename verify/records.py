@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import math
 import os
 import platform
 import sys
@@ -28,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 import solvers
+from verify.jsonable import to_jsonable
 
 __all__ = [
     "COLUMNS",
@@ -117,29 +117,7 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
             raise ValueError(f"records column '{name}' has dtype {df[name].dtype}; expected {col.kind} ({col.meaning})")
     return df
 
-
 # ------------------------------------------------------------------------------------------ JSON and atomicity
-
-
-def to_jsonable(obj: Any) -> Any:
-    """Convert to strict-JSON values: numpy scalars/arrays to Python, NaN to null, ±inf to "inf"/"-inf".
-
-    Dicts, lists and tuples are converted recursively, paths become strings; anything else that JSON cannot
-    represent raises TypeError when dumped.
-    """
-    if isinstance(obj, Mapping):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return to_jsonable(obj.tolist())
-    if isinstance(obj, np.generic):
-        return to_jsonable(obj.item())
-    if isinstance(obj, os.PathLike):
-        return os.fspath(obj)
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
-    return obj
 
 
 def _umask_mode() -> int:

@@ -138,6 +138,16 @@ class _FastFedDAClaim(Claim):
         df = trace.records
         return df[df["iterations"].isin(T_grid)]
 
+    def _simulate_grid(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        """One run to the end of the T grid, recorded at every grid point, with the claim theorem's rhs as bound."""
+        problem, ref, consts, a = self._setup()
+        df = self._run(problem, ref, consts, a, self.local_steps, point["T_grid"], list(seeds))
+        thm = _theorem(self.theorem)
+        return records_from_trace(df, claim=self, point_index=0, point=point, metrics=[self.metric],
+                                  bound=lambda d: np.array([thm.evaluate(self._values_at("", t))
+                                                            for t in d["iterations"]]),
+                                  problem_dim=problem.dim)
+
     def _values_at(self, profile: str, T: float, params: dict | None = None, E: int | None = None) -> dict:
         problem, ref, consts, a = self._setup(params)
         return _fast_values(problem, ref, consts, T=T, E=E or self.local_steps, a=a)
@@ -153,13 +163,7 @@ class FastFedDARate(_FastFedDAClaim):
                  "batch": 1}]
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
-        problem, ref, consts, a = self._setup()
-        df = self._run(problem, ref, consts, a, self.local_steps, point["T_grid"], list(seeds))
-        thm = _theorem("bao.thm2.1")
-        return records_from_trace(df, claim=self, point_index=0, point=point, metrics=[self.metric],
-                                  bound=lambda d: np.array([thm.evaluate(self._values_at("", t))
-                                                            for t in d["iterations"]]),
-                                  problem_dim=problem.dim)
+        return self._simulate_grid(point, seeds)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         from bounds import analysis
@@ -278,13 +282,7 @@ class FastFedDAExplicit(_FastFedDAClaim):
                  "batch": 1}]
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
-        problem, ref, consts, a = self._setup()
-        df = self._run(problem, ref, consts, a, self.local_steps, point["T_grid"], list(seeds))
-        thm = _theorem(self.theorem)
-        return records_from_trace(df, claim=self, point_index=0, point=point, metrics=[self.metric],
-                                  bound=lambda d: np.array([thm.evaluate(self._values_at("", t))
-                                                            for t in d["iterations"]]),
-                                  problem_dim=problem.dim)
+        return self._simulate_grid(point, seeds)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         thm = _theorem(self.theorem)

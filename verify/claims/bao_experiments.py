@@ -153,3 +153,123 @@ def given_weights(name: str, **hyper: Any) -> Any:
         if not hyper.get(key, 0) > 0:
             raise ValueError(f"given_weights needs {key} > 0 (got {hyper.get(key)!r})")
     return _given_classes()[name](**hyper)
+
+
+def _randn_start(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """The common initial point of §4: one standard normal draw (the code's ``randn``), fixed by ``seed``."""
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+# ---- §4 comparisons -----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FigureComparison(Claim):
+    """At equal rounds, each proposed method reaches a lower ‖w − w°‖ than each baseline (paired over seeds).
+
+    ``configuration`` = ``"paper"``: App. F / released-code settings (α ≡ 1, constant γ, server point evaluated);
+    ``"analysed"``: α_t = (t + a)², a = 4L/μ (exact L of the instance), γ = 2μa³, the theorems' output points.
+    ``overrides`` maps an algorithm name to an algorithm object replacing it (soundness tests);
+    :meth:`Claim.with_algorithm` replaces the claim's own ``algorithm``.
+    """
+
+    family: str = "lasso"
+    instances: dict = field(default_factory=dict)
+    rounds: dict = field(default_factory=lambda: {"quick": 100, "standard": 300, "full": 2000})
+    configuration: str = "paper"
+    participating: int = 10
+    local_steps: int = 10
+    batch: int = 10
+    baseline_step: float = 1e-3
+    #: MC-FedDA λ sequence (the problem's λ is the last)
+    mc_lam0: float = 0.5**3
+    #: MC-FedDA stage lengths as fractions of the rounds (the code's 250 : 250 : 1500 of 2000)
+    stage_fraction: float = 0.125
+    start_seed: int = 2022
+    proposed: tuple[str, ...] = ("fast_fedda", "c_fedda", "mc_fedda")
+    baselines: tuple[str, ...] = ("fedda", "fedmid")
+    overrides: dict = field(default_factory=dict)
+
+    def with_overrides(self, **algorithms: Any) -> FigureComparison:
+        """A copy running the given algorithm objects in place of the named methods."""
+        return dataclasses.replace(self, overrides={**self.overrides, **algorithms})
+
+    def points(self, profile: str) -> list[dict]:
+        return [{"problem": self.family, **self.instances[profile], "algorithm": name,
+                 "configuration": self.configuration, "rounds": self.rounds[profile],
+                 "participating": self.participating, "local_steps": self.local_steps, "batch": self.batch}
+                for name in self.proposed + self.baselines]
+
+    def _make(self, name: str, problem: Any, ref: Any, w0: np.ndarray, rounds: int) -> Any:
+        from solvers import algorithms
+
+        if name in self.overrides:
+            return self.overrides[name]
+        if self.algorithm_override is not None and name == self.algorithm:
+            return self.algorithm_override
+        common = {"local_steps": self.local_steps, "batch": self.batch}
+        if name in self.baselines:
+            extra = {"server_prox": "code"} if name == "fedmid" else {}
+            return algorithms.make(name, step=self.baseline_step, server_step=1.0, **common, **extra)
+        E = self.local_steps
+        lam0 = max(self.mc_lam0, problem.penalty.lam)
+        stage = {"lam0": lam0, "stage_rounds": max(1, int(round(self.stage_fraction * rounds)))}
+        if self.configuration == "paper":
+            gamma = PAPER_GAMMA[name]
+            if name == "fast_fedda":
+                return given_weights(name, mu=PAPER_MU, a=1.0, gamma=gamma, alpha_power=0.0, server_point=True,
+                                     **common)
+            weights = {"mu": PAPER_MU, "a": A_FLAT, "gamma": gamma / E * A_FLAT**2, "server_point": True}
+            if name == "c_fedda":
+                return given_weights(name, eps0=PAPER_STAGE_RADIUS, **weights, **common)
+            # ε_m = 108Ψ²λ_m/μ equals the code's radii 5000·2^{-m} for this Ψ
+            psi = math.sqrt(PAPER_STAGE_RADIUS * PAPER_MU / (108 * lam0))
+            return given_weights(name, psi=psi, **stage, **weights, **common)
+        L, _ = curvature(problem)
+        a = 4 * L / PAPER_MU
+        weights = {"mu": PAPER_MU, "a": a, "gamma": 2 * PAPER_MU * a**3}
+        if name == "fast_fedda":
+            return given_weights(name, **weights, **common)
+        if name == "c_fedda":
+            return given_weights(name, eps0=1.5 * float(problem.penalty.norm(w0 - ref.w)), **weights, **common)
+        return given_weights(name, **stage, **weights, **common)
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        from solvers.algorithms import run_batch
+
+        params = {k: point[k] for k in self.instances["quick"] if k in point} if "preset" not in point else \
+            {"preset": point["preset"]}
+        problem, ref = problem_and_reference(self.family, params)
+        name, rounds = point["algorithm"], point["rounds"]
+        w0 = _randn_start(problem.shape, self.start_seed)
+        alg = self._make(name, problem, ref, w0, rounds)
+        trace = run_batch(alg, problem, rounds, seeds=list(seeds), participating=self.participating,
+                          record_every=rounds, reference=ref, w0=w0)
+        df = trace.records[trace.records["round"] == rounds]
+        out = records_from_trace(df, claim=self, point_index=(self.proposed + self.baselines).index(name),
+                                 point=point, metrics=[self.metric], problem_dim=problem.dim)
+        out["algorithm"] = name
+        return out
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        sub = records[records["metric"] == self.metric]
+        table = sub.pivot_table(index="seed", columns="algorithm", values="value", aggfunc="last").sort_index()
+        seeds = [int(s) for s in table.index]
+        order = {"fail": 0, "inconclusive": 1, "pass": 2}
+        worst, lines = None, []
+        for p in self.proposed:
+            for b in self.baselines:
+                if p not in table or b not in table or table[[p, b]].isna().any().any():
+                    res = checks.CheckResult("fail", "missing or diverged runs", f"{p} < {b}", "—",
+                                             f"{p} vs {b}: some runs are missing or diverged")
+                else:
+                    res = checks.comparison(table[p].to_numpy(), table[b].to_numpy(), names=(p, b))
+                lines.append(f"{p} vs {b}: {res.verdict} ({res.measured})")
+                if worst is None or order[res.verdict] < order[worst.verdict]:
+                    worst = res
+        means = {str(k): float(table[k].mean()) for k in table.columns}
+        worst.measured = "mean ‖w − w°‖ at round {}: ".format(self.rounds[profile]) + \
+            "; ".join(f"{k} {v:.4g}" for k, v in means.items())
+        worst.message = " | ".join(lines)
+        size = self.instances[profile]
+        return self.verdict(worst, conditions=[], seeds=seeds, constants={}, statement=self.title,
+                            extra={"regime": f"{self.regime} Profile {profile}: instance {size}, "
+                                             f"{self.rounds[profile]} rounds.", "means": means})

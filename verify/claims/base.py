@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from verify.checks import CheckResult
+
 PROFILES = ("quick", "standard", "full")
 VERDICTS = ("pass", "fail", "conditions-not-met", "erratum", "inconclusive", "error")
 
@@ -102,20 +104,9 @@ class Claim:
     def conditions_not_met(self, conditions: list[dict], seeds: Sequence[int], constants: Mapping[str, float],
                            statement: str = "") -> dict:
         failed = [c["condition"] for c in conditions if c["holds"] is False]
-        res = _Result("conditions-not-met", "not measured", "—", "—",
+        res = CheckResult("conditions-not-met", "not measured", "—", "—",
                       "theorem conditions fail on this instance: " + "; ".join(failed))
         return self.verdict(res, conditions=conditions, seeds=seeds, constants=constants, statement=statement)
-
-
-@dataclass
-class _Result:
-    verdict: str
-    measured: Any
-    predicted: Any
-    tolerance: Any
-    message: str
-    fit: dict | None = None
-    calibrated_constant: float | None = None
 
 
 def evaluate_conditions(theorem: Any, values: Mapping[str, float]) -> list[dict]:

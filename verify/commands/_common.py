@@ -8,9 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from solvers.errors import InputError
+from verify.jsonable import to_jsonable
 
 
 def parse_assignments(items: Sequence[str] | None) -> dict[str, Any]:
@@ -49,21 +48,6 @@ def parse_scalar(text: str) -> Any:
     if math.isnan(value):
         raise InputError(f"value '{text}' is not a number")
     return value
-
-
-def to_jsonable(obj: Any) -> Any:
-    """Convert numpy scalars/arrays and non-finite floats into strict-JSON values."""
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return to_jsonable(obj.tolist())
-    if isinstance(obj, np.generic):
-        return to_jsonable(obj.item())
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
-    return obj
 
 
 def print_json(obj: Any) -> None:
