@@ -15,9 +15,9 @@ Large instances.  Suprema need one eigendecomposition (with vectors) of a d × d
 ``dense_limit`` (default 512) that costs minutes, so H and σ² are then replaced by certified upper bounds (Cauchy–
 Schwarz: sup q ≤ λ_max(P)ρ² + 2‖b‖ρ + c₀) and feasible-point lower bounds, and the pairwise δ by the interval
 [δ_mean, 2δ_mean] (upper end reported); each such replacement is written in ``notes`` and ``intervals`` and
-flagged in ``exact``.  Above ``dense_limit`` extreme eigenvalues of client matrices use Lanczos iterations run to
-machine precision (ARPACK, tol = 0) instead of full eigenvalue decompositions.  Client spectra of sample least squares with n < d use the n × n Gram matrix
-(λ_max(XᵀX/n) = λ_max(XXᵀ/n); λ_min = 0 since rank ≤ n < d).
+flagged in ``exact``.  Above ``dense_limit`` extreme eigenvalues of client matrices use Lanczos iterations run
+to machine precision (ARPACK, tol = 0) instead of full eigenvalue decompositions.  Client spectra of sample least
+squares with n < d use the n × n Gram matrix (λ_max(XᵀX/n) = λ_max(XXᵀ/n); λ_min = 0 since rank ≤ n < d).
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def _fourth_moment(fit: GaussianPopulation, sl: slice) -> np.ndarray:
     m, C = fit.means[sl], fit.cov
     a = np.einsum("kd,kd->k", m, m) + np.trace(C)
     mm = np.einsum("kd,ke->kde", m, m)
-    mC = mm @ C
+    mC = np.einsum("kd,ke->kde", m, m @ C)  # mmᵀC = m(Cm)ᵀ (C symmetric)
     return a[:, None, None] * (mm + C[None]) + 2 * (mC + np.swapaxes(mC, 1, 2)) + 2 * (C @ C)[None]
 
 

@@ -67,15 +67,17 @@ def bound_holds(y: np.ndarray, bound: np.ndarray, confidence: float = tol.CONFID
     ratio = upper / bound
     worst = int(np.argmax(ratio))
     measured = f"max UCB/bound = {ratio[worst]:.3g} at point {worst}"
+    how = "deterministic values" if y.shape[0] == 1 else f"{confidence:.0%} upper confidence bound of the mean"
     if np.all(upper <= slack):
-        verdict, msg = "pass", f"mean ≤ bound at all {len(bound)} points ({confidence:.0%} upper confidence bound)"
+        verdict, msg = "pass", f"measured ≤ bound at all {len(bound)} points ({how})"
     elif np.any(lower > slack):
         bad = int(np.argmax(lower / bound))
         verdict, msg = "fail", (f"at point {bad} the {confidence:.0%} lower confidence bound of the mean "
                                 f"{lower[bad]:.4g} exceeds the bound {bound[bad]:.4g}")
     else:
         verdict, msg = "inconclusive", "the confidence interval of the mean straddles the bound"
-    return CheckResult(verdict, measured, "measured ≤ bound", f"{confidence:.0%} one-sided", msg,
+    tolerance = "floating point only" if y.shape[0] == 1 else f"{confidence:.0%} one-sided"
+    return CheckResult(verdict, measured, "measured ≤ bound", tolerance, msg,
                        details={"upper": upper.tolist(), "bound": bound.tolist()})
 
 
