@@ -53,10 +53,14 @@ def format_fit_label(fit: Mapping[str, Any]) -> str:
 
 
 def _final_rows(df: pd.DataFrame, x: str) -> pd.DataFrame:
-    """Keep, for each run (point, seed), its last recorded round unless the x axis is the round itself."""
+    """Keep, for each run (point, seed) and value of x, its last recorded round, unless x is the round itself.
+
+    A sweep over iterations recorded within one run keeps one row per recorded iteration count; a sweep over
+    points (clients, local steps, ...) keeps the final round of each run.
+    """
     if x == "round" or "round" not in df.columns:
         return df
-    keys = [c for c in ("point", "seed") if c in df.columns]
+    keys = [c for c in ("point", "seed", x) if c in df.columns]
     if not keys:
         return df
     last = df.groupby(keys, sort=False)["round"].transform("max")

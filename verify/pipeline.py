@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from solvers.errors import InputError
 from verify import records as rec
 from verify.claims.base import Claim
 from verify.sweep import run_claims
@@ -48,20 +49,21 @@ def collect_errata(claims: Sequence[Claim]) -> list[dict[str, str]]:
     """Errata of the theorems behind the claims (from the catalogue notes), plus claim-level errata."""
     from bounds import catalog
 
-    seen: set[str] = set()
-    out: list[dict[str, str]] = []
+    by_text: dict[str, dict[str, str]] = {}  # one entry per erratum, listing every theorem it concerns
     for claim in claims:
         try:
             theorem = catalog.get(claim.theorem)
-        except Exception:
+        except InputError:  # experimental claims (e.g. a figure) have no catalogued theorem
             theorem = None
-        if theorem is not None and theorem.id not in seen:
-            seen.add(theorem.id)
-            for note in theorem.errata:
-                out.append({"theorem": theorem.id, "text": note.text, "resolution": note.resolution})
+        notes = [(n.text, n.resolution) for n in theorem.errata] if theorem is not None else []
         if claim.erratum:
-            out.append({"theorem": claim.theorem, "text": claim.erratum, "resolution": f"claim {claim.id}"})
-    return out
+            notes.append((claim.erratum, f"claim {claim.id}"))
+        for text, resolution in notes:
+            entry = by_text.setdefault(text, {"theorem": "", "text": text, "resolution": resolution})
+            ids = [t for t in entry["theorem"].split(", ") if t]
+            if claim.theorem not in ids:
+                entry["theorem"] = ", ".join([*ids, claim.theorem])
+    return list(by_text.values())
 
 
 def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int = 1, base_seed: int = 0,
