@@ -282,3 +282,81 @@ def test_minibatch_indices_are_uniform_distinct_subsets():
         assert chi2 < 33.7
     full = _indices(np.random.default_rng(0).random((100, 6)), 6, 6, replace=False)
     assert np.all(np.sort(full, axis=1) == np.arange(6))
+
+
+# ---- performance paths: same numbers as the plain formulas ------------------------------------------------------
+def _floyd(u: np.ndarray, n: int) -> list[int]:
+    """Floyd's subset algorithm for one draw unit, written one scalar at a time."""
+    batch, chosen = len(u), []
+    for i in range(batch):
+        j = n - batch + i
+        t = min(int(u[i] * (j + 1)), j)
+        chosen.append(j if t in chosen else t)
+    return chosen
+
+
+def test_minibatch_indices_equal_scalar_floyd():
+    from solvers.oracles import _indices
+
+    for n, batch in ((5, 2), (12, 12), (64, 10), (1000, 40)):
+        u = np.random.default_rng(n).random((4, 3, batch))
+        S = _indices(u, n, batch, replace=False)
+        assert S.shape == u.shape
+        expected = [[_floyd(u[a, b], n) for b in range(3)] for a in range(4)]
+        assert S.tolist() == expected
+
+
+def test_oracle_gradients_equal_per_client_loop(lasso, monkeypatch):
+    """GradientOracle rows/chunks/workspace against (1/B) X_bᵀ(X_b w − y_b) per client with scalar Floyd indices
+    drawn from the same streams; tiny chunks force several chunks per step and a reused buffer."""
+    import solvers.oracles as oracles
+
+    monkeypatch.setattr(oracles, "_CHUNK_BYTES", 3 * 4 * 8 * 8)
+    R, B, E = 2, 4, 3
+    clients = np.array([[0, 2, 5], [1, 2, 3]])
+    W = np.random.default_rng(0).standard_normal((R, 3, lasso.dim))
+    oracle = GradientOracle(lasso, [make_streams(s, lasso.clients).clients for s in (7, 8)], B)
+    oracle.begin_round(clients, E)
+    got = [oracle(W) for _ in range(E)]
+    streams = [make_streams(s, lasso.clients).clients for s in (7, 8)]
+    X, y, n = lasso.datafit.X, lasso.datafit.y, lasso.datafit.samples
+    units = {(r, k): streams[r][k].random((E, B)) for r in range(R) for k in clients[r]}
+    for e in range(E):
+        for r in range(R):
+            for j, k in enumerate(clients[r]):
+                idx = _floyd(units[r, k][e], n)
+                Xb = X[k, idx]
+                expected = Xb.T @ (Xb @ W[r, j] - y[k, idx]) / B
+                np.testing.assert_allclose(got[e][r, j], expected, rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("shape", [(64, 64), (1000, 20), (37, 300), (5, 3)])
+def test_blocked_matvec_equals_matmul(shape):
+    from solvers._reference_fast import matvec
+
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal(shape)
+    for x in (rng.standard_normal(shape[1]), rng.standard_normal((shape[1], 3))):
+        got = matvec(A, x)
+        assert got.shape == (A @ x).shape
+        scale = np.abs(A) @ np.abs(x)
+        assert np.all(np.abs(got - A @ x) <= 1e-14 * scale)
+    At = np.asfortranarray(A)
+    np.testing.assert_array_equal(matvec(At, x), At @ x)
+
+
+def test_objective_gap_sparse_and_dense_paths(lasso):
+    """Metrics' objective gap (sparse-support and dense quadratic forms) equals φ(w) − φ* from Problem.objective."""
+    from solvers.algorithms._trace import Metrics
+
+    rng = np.random.default_rng(2)
+    w_ref = np.zeros(lasso.dim)
+    w_ref[[1, 4]] = [0.3, -0.2]
+    ref = SimpleNamespace(w=w_ref, value=float(lasso.objective(w_ref)) - 0.125)
+    metrics = Metrics(lasso, ref)
+    sparse = np.zeros((2, lasso.dim))
+    sparse[0, 1], sparse[1, 4] = 0.5, 0.1
+    dense = rng.standard_normal((3, lasso.dim))
+    for W in (sparse, dense, w_ref[None]):
+        expected = np.array([lasso.objective(w) for w in W]) - ref.value
+        np.testing.assert_allclose(metrics(W)["objective_gap"], expected, rtol=1e-12, atol=1e-12)

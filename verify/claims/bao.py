@@ -416,59 +416,6 @@ class EstimatorPrecision(Claim):
         return self.verdict(result, conditions=conditions, seeds=seeds, constants=values, statement=thm.statement)
 
 
-# ---- §4 comparisons -----------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class FigureComparison(Claim):
-    """At equal rounds, each proposed method reaches a lower error to w° than each baseline (paired over seeds)."""
-
-    family: str = "lasso"
-    problem_params: dict = field(default_factory=dict)
-    rounds: dict = field(default_factory=lambda: {"quick": 150, "standard": 500, "full": 2000})
-    participating: int = 10
-    local_steps: int = 10
-    batch: int = 10
-    proposed: tuple[str, ...] = ("fast_fedda", "c_fedda", "mc_fedda")
-    baselines: tuple[str, ...] = ("fedda", "fedmid")
-    hyper: dict = field(default_factory=dict)
-
-    def points(self, profile: str) -> list[dict]:
-        return [{"problem": self.family, **self.problem_params, "algorithm": name, "rounds": self.rounds[profile],
-                 "participating": self.participating, "local_steps": self.local_steps, "batch": self.batch}
-                for name in self.proposed + self.baselines]
-
-    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
-        from solvers.algorithms import run_batch
-
-        problem, ref, _ = instance(self.family, self.problem_params, self.batch)
-        name = point["algorithm"]
-        alg = _algorithm(self, name, local_steps=self.local_steps, batch=self.batch, **self.hyper.get(name, {}))
-        trace = run_batch(alg, problem, point["rounds"], seeds=list(seeds), participating=self.participating,
-                          record_every=point["rounds"], reference=ref)
-        df = trace.records[trace.records["round"] == point["rounds"]]
-        out = records_from_trace(df, claim=self, point_index=(self.proposed + self.baselines).index(name),
-                                 point=point, metrics=[self.metric], problem_dim=problem.dim)
-        out["algorithm"] = name
-        return out
-
-    def judge(self, records: pd.DataFrame, profile: str) -> dict:
-        sub = records[records["metric"] == self.metric]
-        table = sub.pivot_table(index="seed", columns="algorithm", values="value", aggfunc="last").sort_index()
-        seeds = table.index.tolist()
-        worst = None
-        order = {"fail": 0, "inconclusive": 1, "pass": 2}
-        lines = []
-        for p in self.proposed:
-            for b in self.baselines:
-                res = checks.comparison(table[p].to_numpy(), table[b].to_numpy(), names=(p, b))
-                lines.append(f"{p} vs {b}: {res.verdict} ({res.measured})")
-                if worst is None or order[res.verdict] < order[worst.verdict]:
-                    worst = res
-        means = {name: float(table[name].mean()) for name in table.columns}
-        worst.measured = "; ".join(f"{k} {v:.4g}" for k, v in means.items())
-        worst.message = " | ".join(lines)
-        return self.verdict(worst, conditions=[], seeds=seeds, constants={}, statement="")
-
-
 _FAST_REGIME = ("Quadratic federation (K = 8 with unequal weights π_k, d = 10, spectra in [0.5, 2]) with exact "
                 "gradients plus Gaussian noise "
                 "E‖ζ‖² = σ² = 16: Assumptions 1–4 hold with the exact constants L, μ, Λ, H (TRS over the ball "
