@@ -12,7 +12,7 @@ whose left side decreases on (λ₁, ∞); its root is bracketed by θ_lo = λ�
 θ_hi = λ₁ + ‖b‖/ρ (every term is at most β_i²/(θ − λ₁)²), and found with ``brentq``.
 Hard case (β₁ ≈ 0 and ‖z(λ₁⁺)‖ < ρ): θ = λ₁ and the free top-eigenvector component fills the sphere.
 Both candidates are feasible points, so the larger of their values is a lower bound on the supremum that equals it
-whenever either candidate is the maximiser (Moré & Sorensen 1983; digest ``fast-fedda.md`` §7.1).
+whenever either candidate is the maximiser (Moré & Sorensen 1983).
 """
 
 from __future__ import annotations

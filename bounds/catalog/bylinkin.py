@@ -39,7 +39,7 @@ _MEANING = {
     "eps": "target accuracy (Lyapunov value reached, relative to its initial value unless stated)",
     "sigma": "bound on the standard deviation of the oracles xi_k, zeta_k (Assumption 4)",
     "theta": "server-subproblem step theta (prox weight 1/(2 theta))",
-    "theta_g": "step theta_g of the inner AccExtragradient (Algorithm 5 of the digest, eq. (31))",
+    "theta_g": "step theta_g of the inner AccExtragradient (the inner AccExtragradient algorithm, eq. (31))",
     "p": "probability of communicating with M_f",
     "q": "parameter of the geometric epoch length T ~ Geom(q), E[T] = 1/q",
     "V_0": "initial Lyapunov value V_0 = h(x_0) - h* + (q/2) D_psi(x*, x_0) (VRCS)",

@@ -43,8 +43,8 @@ def test_thm21_explicit_app_b2():
     close("bao.thm2.1.explicit", num / A(T, a))
 
 
-def test_thm21_digest_sanity_value():
-    # digest §4.9 sanity values (mu=1/3, L=30, a=360, ... T=5000): thm21_main = 0.213
+def test_thm21_reference_sanity_value():
+    # independent sanity values (mu=1/3, L=30, a=360, ... T=5000): thm21_main = 0.213
     v = dict(P, L=30.0, a=360.0)
     assert get("bao.thm2.1").evaluate(v) == pytest.approx(0.213, abs=5e-4)
 

@@ -3,7 +3,7 @@ algorithms FAIL the claims that their breakage contradicts.
 
 Each broken variant is a small subclass of the real algorithm that changes exactly one thing:
 
-* ``plus-sign``       — the estimator of Theorem 2.1 as printed, Prox(ḡ + μw̃/2) (erratum I-1);
+* ``plus-sign``       — the estimator of Theorem 2.1 as printed, Prox(ḡ + μw̃/2) (the erratum recorded in bao.thm2.1's notes);
 * ``alpha-power-0``   — α_t = (t + a)⁰ = 1 instead of (t + a)² (wrong power of the weights);
 * ``prox-dropped``    — Prox_t without the penalty (only the ball projection);
 * ``uniform-weights`` — the server averages with 1/m instead of π_k (the instance has unequal π_k);

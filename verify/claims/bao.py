@@ -18,7 +18,7 @@ conditions on those constants first, and states the regime its sweep covers:
 Quadratic instances (``quadratic`` family) have population-exact constants: gradients are exact plus Gaussian
 noise with E‖ζ‖² = σ² (Assumption 4 holds with equality), Hessians have spectra exactly in [μ, L], and H is the
 exact sup over the ball (trust-region subproblem).  Statistical claims use Lasso instances with n_k ≥ p, so every
-local Hessian is positive definite and the RSC/RSM tolerances are exactly τ = ν = 0 (regime R of the digest).
+local Hessian is positive definite and the RSC/RSM tolerances are exactly τ = ν = 0 ("regime R").
 """
 
 from __future__ import annotations
@@ -473,7 +473,7 @@ CLAIMS: tuple[Claim, ...] = (
         why="n_k ≥ p makes every local Hessian positive definite, so the RSC constant μ is exact with τ = 0",
         n_seeds={"quick": 30, "standard": 30, "full": 100},
         erratum=("the proof of Theorem 3.2 bounds the distance to the empirical optimum by √15Ψλ/μ; the distance "
-                 "to w° it supports is (3+√15)Ψλ/μ (fast-fedda digest I-17)"),
+                 "to w° it supports is (3+√15)Ψλ/μ (see the notes of bao.thm3.2.err)"),
     ),
     MCFedDAPrecision(
         id="bao.thm3.2.err_proven/precision", theorem="bao.thm3.2.err_proven", algorithm="mc_fedda",

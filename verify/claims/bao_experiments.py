@@ -291,7 +291,7 @@ _ANALYSED_CONFIG = ("Analysed configuration: α_t = (t + a)², a = 4L/μ with th
                     "R < a, so Theorems 2.1/3.1 make no statement: this records what the analysed weights do.")
 _ANALYSED_ERRATUM = ("§4 does not run the analysed algorithms: the released code uses α ≡ 1, a constant γ "
                      "(App. F's 'L'), evaluates the last server point rather than the weighted average, and has "
-                     "no domain ball (fast-fedda digest §2.7); with α_t = (t + a)², a = 4L/μ and γ = 2μa³ the "
+                     "no domain ball; with α_t = (t + a)², a = 4L/μ and γ = 2μa³ the "
                      "effective step is ≈ 1/(0.8L·(1 + t/(4a))) and the weighted average keeps w₀'s weight, so "
                      "the analysed methods are slower than the tuned baselines at the figures' round budgets")
 

@@ -95,7 +95,8 @@ def _print_table(verdicts: list[dict], out: Path, elapsed: float) -> None:
         c = colours.get(v["verdict"], "white")
         table.add_row(v["claim"], f"[{c}]{v['verdict']}[/{c}]", str(v["measured"]), str(v["predicted"]),
                       str(v["tolerance"]))
-    console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    # a pipe or file has no width: use a wide table there rather than folding every cell into 80 columns
+    console = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 160)
     console.print(table)
     counts: dict[str, int] = {}
     for v in verdicts:
