@@ -15,8 +15,9 @@ Large instances.  Suprema need one eigendecomposition (with vectors) of a d × d
 ``dense_limit`` (default 512) that costs minutes, so H and σ² are then replaced by certified upper bounds (Cauchy–
 Schwarz: sup q ≤ λ_max(P)ρ² + 2‖b‖ρ + c₀) and feasible-point lower bounds, and the pairwise δ by the interval
 [δ_mean, 2δ_mean] (upper end reported); each such replacement is written in ``notes`` and ``intervals`` and
-flagged in ``exact``.  Above ``dense_limit`` extreme eigenvalues of client matrices use Lanczos iterations run
-to machine precision (ARPACK, tol = 0) instead of full eigenvalue decompositions.  Client spectra of sample least
+flagged in ``exact``.  Above ``dense_limit`` spectral norms of client matrices use Lanczos iterations run to
+machine precision (ARPACK, tol = 0) and population spectra the rank-one secular equation, instead of full
+eigenvalue decompositions.  Client spectra of sample least
 squares with n < d use the n × n Gram matrix (λ_max(XᵀX/n) = λ_max(XXᵀ/n); λ_min = 0 since rank ≤ n < d).
 """
 
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
+from scipy.optimize import brentq
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from solvers._trs import maximize_on_ball_eig, upper_bound
@@ -252,15 +254,13 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
         L_k = np.linalg.eigvalsh(G)[:, -1]
         mu_k = np.zeros(K)
         notes["mu_k"] = f"rank Q_k ≤ n = {fit.samples} < d = {d}, so λ_min(Q_k) = 0 exactly"
+    elif large and isinstance(fit, GaussianPopulation):
+        mu_k, L_k = _rank_one_extremes(fit.cov, fit.means)
     else:
         L_k, mu_k = np.empty(K), np.empty(K)
         for sl, Q in _chunks(problem):
-            if large:
-                ends = np.array([_extreme_eigs(q) for q in _sym(Q)])
-                mu_k[sl], L_k[sl] = ends[:, 0], ends[:, 1]
-            else:
-                ev = np.linalg.eigvalsh(_sym(Q))
-                L_k[sl], mu_k[sl] = ev[:, -1], ev[:, 0]
+            ev = np.linalg.eigvalsh(_sym(Q))
+            L_k[sl], mu_k[sl] = ev[:, -1], ev[:, 0]
     evbar = np.linalg.eigvalsh(Qbar)
     Lambda, mu_F = float(evbar[-1]), float(evbar[0])
 
@@ -349,23 +349,47 @@ def _spectral_norm(A: np.ndarray) -> float:
     """‖A‖₂ of a symmetric matrix: Lanczos (ARPACK, tol = 0, i.e. to machine precision); dense fallback."""
     if A.shape[0] > 2:
         try:
-            return float(abs(eigsh(A, k=1, which="LM", tol=0, v0=np.ones(A.shape[0]),
+            return float(abs(eigsh(A, k=1, which="LM", tol=0, v0=np.ones(A.shape[0]), maxiter=20 * A.shape[0],
                                    return_eigenvectors=False)[0]))
         except ArpackNoConvergence:
             pass
     return float(np.max(np.abs(np.linalg.eigvalsh(A))))
 
 
-def _extreme_eigs(A: np.ndarray) -> tuple[float, float]:
-    """(λ_min, λ_max) of a symmetric matrix: Lanczos (ARPACK, tol = 0); dense fallback."""
-    if A.shape[0] > 3:
+def _rank_one_extremes(C: np.ndarray, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(λ_min, λ_max) of C + m_km_kᵀ for every client from one eigendecomposition C = V diag(λ) Vᵀ.
+
+    With γ = Vᵀm the eigenvalues of C + mmᵀ are λ_j with γ_j = 0 and the roots of the secular equation
+    1 + Σ_j γ_j²/(λ_j − t) = 0, one in each gap (λ_1, λ_2), …, and one in (λ_d, λ_d + ‖m‖²] (Golub 1973);
+    each root is found with ``brentq``.  A bracket without a sign change falls back to a dense eigensolve.
+    """
+    lam, V = np.linalg.eigh(_sym(C))
+    gam = means @ V
+    K = means.shape[0]
+    lo, hi = np.empty(K), np.empty(K)
+    for k in range(K):  # two scalar root-findings per client
+        g2 = gam[k] ** 2
+        scale = max(abs(lam[-1]) + float(g2.sum()), np.finfo(float).tiny)
+        eps = 1e-13 * scale
+
+        def secular(t: float, g2: np.ndarray = g2) -> float:
+            return 1.0 + float(np.sum(g2 / (lam - t)))
+
         try:
-            ev = eigsh(A, k=2, which="BE", tol=0, v0=np.ones(A.shape[0]), return_eigenvectors=False)
-            return float(ev.min()), float(ev.max())
-        except ArpackNoConvergence:
-            pass
-    ev = np.linalg.eigvalsh(A)
-    return float(ev[0]), float(ev[-1])
+            if lam.size > 1 and lam[1] - lam[0] > 2 * eps and g2[0] > 1e-28 * scale**2:
+                lo[k] = brentq(secular, lam[0] + eps, lam[1] - eps, xtol=1e-15 * scale)
+            else:
+                lo[k] = lam[0]
+            hi[k] = brentq(secular, lam[-1] + eps, lam[-1] + float(g2.sum()) + eps, xtol=1e-15 * scale) \
+                if g2[-1] > 1e-28 * scale**2 else max(lam[-1], _dense_max(C, means[k]))
+        except ValueError:
+            ev = np.linalg.eigvalsh(C + np.outer(means[k], means[k]))
+            lo[k], hi[k] = ev[0], ev[-1]
+    return lo, hi
+
+
+def _dense_max(C: np.ndarray, m: np.ndarray) -> float:
+    return float(np.linalg.eigvalsh(C + np.outer(m, m))[-1])
 
 
 def _client_minima(problem: Problem, notes: dict[str, str]) -> np.ndarray:

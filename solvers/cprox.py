@@ -100,8 +100,10 @@ def _l1_breakpoints(u, a, kappa, c):
     return np.maximum(bp.reshape(bp.shape[0], -1), 0.0)
 
 
-def _l1_theta(u, a, kappa, c, eps):
-    """Exact θ*(β) ≥ 0 with ‖w(θ) − c‖₁ = ε (or 0 if already ≤ ε), rows independent; returns θ, w."""
+def _l1_theta_bisect(u, a, kappa, c, eps):
+    """Reference θ*(β): binary search over the sorted breakpoints with one pass over the data per probe, then one
+    linear interpolation (≈ log₂(4p) + 3 passes); rows independent; returns θ, w.  Used by ``method="bisect"``
+    and as the fallback of :func:`_l1_theta`."""
     g = lambda th: np.abs(_l1_inner(u, a, kappa, th[:, None], c) - c).sum(axis=1)  # noqa: E731
     B = u.shape[0]
     zero = np.zeros(B)
@@ -122,6 +124,59 @@ def _l1_theta(u, a, kappa, c, eps):
     theta = np.clip(t_lo + (g_lo - eps) * (t_hi - t_lo) / denom, t_lo, t_hi)
     theta = np.where(g0 <= eps, 0.0, theta)
     return theta, _l1_inner(u, a, kappa, theta[:, None], c)
+
+
+#: signs of the four hinge terms of a·|x(θ) − c| (see :func:`_l1_theta`)
+_HINGE_SIGNS = np.array([1.0, 1.0, -1.0, 1.0])
+
+
+def _l1_theta(u, a, kappa, c, eps):
+    """Exact θ*(β) ≥ 0 with ‖w(θ) − c‖₁ = ε (θ = 0 if already ‖w(0) − c‖₁ ≤ ε), rows independent; returns θ, w.
+
+    Per coordinate, after the symmetry x → −x that makes c ≥ 0 (U = a·sign(c)·u, C = a|c|, sign(0) = 1), the
+    regions x > c, x = c, 0 < x < c, x = 0, x < 0 of :func:`_l1_inner` give, for θ ≥ 0,
+
+        a·|x(θ) − c| = (p₁ − θ)₊ + (p₂ − θ)₊ − (p₃ − θ)₊ + (p₄ − θ)₊,
+        p₁ = U − C − κ,  p₂ = C + κ − U,  p₃ = κ − U,  p₄ = −U − κ
+
+    (min(C, (p₂ − θ)₊) = (p₂ − θ)₊ − (p₃ − θ)₊ since p₂ − p₃ = C ≥ 0).  So g(θ) = ‖w(θ) − c‖₁ = (1/a) Σ σ_j (p_j − θ)₊
+    over all 4p knots.  One descending sort of the knots and two cumulative sums S_n = Σ_{j≤n} σ_j P_j,
+    N_n = Σ_{j≤n} σ_j give g(P_n) = (S_n − P_n N_n)/a at every knot; the root lies on the piece [P_{n+1}, P_n]
+    where g crosses ε.  g is then evaluated directly at the two ends and interpolated linearly (g is linear
+    there).  Rows whose directly evaluated bracket does not enclose ε (rounding at a knot) are solved by
+    :func:`_l1_theta_bisect`.
+    """
+    B = u.shape[0]
+    a = np.broadcast_to(a, (B, 1))
+    w = _l1_inner(u, a, kappa, 0.0, c)
+    g0 = np.abs(w - c).sum(axis=1)
+    theta = np.zeros(B)
+    act = np.flatnonzero(g0 > eps)
+    if act.size == 0:
+        return theta, w
+    ua, aa, ca = u[act], a[act], c[act]
+    s = np.where(ca >= 0, 1.0, -1.0)
+    U, C = aa * s * ua, aa * np.abs(ca)
+    knots = np.stack([U - C - kappa, C + kappa - U, kappa - U, -U - kappa], axis=-1).reshape(act.size, -1)
+    order = np.argsort(-np.maximum(knots, 0.0), axis=1)  # hinges with p ≤ 0 vanish on θ ≥ 0
+    P = np.maximum(np.take_along_axis(knots, order, axis=1), 0.0)
+    sig = _HINGE_SIGNS[order % 4]
+    N = np.cumsum(sig, axis=1)
+    G = (np.cumsum(sig * P, axis=1) - P * N) / aa  # g(P_n), non-decreasing in n; G_0 = 0
+    hi = np.argmax(G > eps, axis=1)  # exists: the last knots are 0 and g(0) > ε
+    lo = np.maximum(hi - 1, 0)
+    rows = np.arange(act.size)
+    t_hi, t_lo = P[rows, hi], P[rows, lo]  # t_hi ≤ θ* ≤ t_lo
+    g = lambda th: np.abs(_l1_inner(ua, aa, kappa, th[:, None], ca) - ca).sum(axis=1)  # noqa: E731
+    g_lo, g_hi = g(t_lo), g(t_hi)
+    denom = np.where(g_hi > g_lo, g_hi - g_lo, 1.0)
+    th = np.clip(t_hi + (g_hi - eps) * (t_lo - t_hi) / denom, t_hi, t_lo)
+    bad = ~((g_hi > eps) & (g_lo <= eps))
+    if np.any(bad):
+        th[bad], _ = _l1_theta_bisect(ua[bad], aa[bad], kappa, ca[bad], eps)
+    theta[act] = th
+    w[act] = _l1_inner(ua, aa, kappa, th[:, None], ca)
+    return theta, w
 
 
 def _l2_theta(u, a, kappa, c, eps):
@@ -148,16 +203,33 @@ def _restore(w, c, eps, radius, rnorm):
     return c + t[:, None] * d
 
 
-def _kkt_solve(v, kappa, c, eps, radius, theta_fn, rnorm, pen_value):
-    """Nested exact-θ / bisection-β KKT solver (rows independent).  Returns w, dual value, steps."""
+def _kkt_solve(v, kappa, c, eps, radius, theta_fn, rnorm, pen_value, free=None):
+    """Nested exact-θ / bisection-β KKT solver (rows independent).  Returns w, dual value, steps.
+
+    ``free`` (optional) is w(0, 0), the minimiser with both multipliers 0.  Given, the ball-only solution is
+    tried first in closed form: w(0, β) = w(0, 0)/(1 + β), so β₀ = (‖w(0, 0)‖/ρ − 1)₊ and w(0, β₀) is the radial
+    projection.  Rows with R(w(0, β₀) − c) ≤ ε are KKT points with θ = 0 and are returned at once; for the others
+    the R-ball is active at the optimum (else the ball-only solution would be optimal and feasible), so θ > 0.
+    """
     B = v.shape[0]
     one = np.ones((B, 1))
-    theta0, w0 = theta_fn(v, one, kappa, c, eps)
     beta = np.zeros(B)
-    theta, w = theta0, w0
     steps = 1
-    if radius is not None:
-        need = np.linalg.norm(w0, axis=1) > radius
+    if free is None:
+        theta, w = theta_fn(v, one, kappa, c, eps)
+        rest = np.arange(B)
+    else:
+        theta, w = np.zeros(B), free.copy()
+        if radius is not None:
+            beta = np.maximum(np.linalg.norm(free, axis=1) / radius - 1.0, 0.0)
+            w = free / (1.0 + beta)[:, None]
+        rest = np.flatnonzero(rnorm(w - c) > eps)
+        if rest.size:
+            theta[rest], w[rest] = theta_fn(v[rest], one[rest], kappa, c[rest], eps)
+            beta[rest] = 0.0
+    if radius is not None and rest.size:
+        need = np.zeros(B, dtype=bool)
+        need[rest] = np.linalg.norm(w[rest], axis=1) > radius
         if np.any(need):
             idx = np.flatnonzero(need)
             vb, cb = v[idx], c[idx]
@@ -319,11 +391,13 @@ def cprox(
         radius: ρ > 0 or ``None``.
         tol: target certified gap, relative to max(1, ½‖v‖²).
         max_iter: ADMM iteration cap.
-        method: ``auto`` (KKT / SVD path where available, ADMM otherwise) or ``admm`` (always ADMM; used to
-            cross-check the two methods).
+        method: ``auto`` (closed form when the R-ball is inactive at the ball-only solution, else KKT with the
+            sort-based θ search / SVD path where available, ADMM otherwise), ``bisect`` (the same KKT path without
+            the closed-form shortcut and with the per-probe binary search for θ; a slower reference) or
+            ``admm`` (always ADMM).  Both are kept to cross-check ``auto``.
     """
-    if method not in ("auto", "admm"):
-        raise InputError(f"CProx method {method!r} is not valid; expected auto or admm")
+    if method not in ("auto", "bisect", "admm"):
+        raise InputError(f"CProx method {method!r} is not valid; expected auto, bisect or admm")
     v = np.asarray(v, dtype=float)
     ndim = penalty.ndim
     mshape = v.shape[v.ndim - ndim:]
@@ -352,20 +426,22 @@ def cprox(
     def l1_value(x):
         return np.abs(x).sum(axis=1)
 
-    if method == "auto" and (ops.kind in ("l1", "l2") or (ops.kind == "nuclear" and not np.any(Cb))):
+    if method != "admm" and (ops.kind in ("l1", "l2") or (ops.kind == "nuclear" and not np.any(Cb))):
+        fast = method == "auto"
         if ops.kind == "nuclear":
             U, s, Vt = np.linalg.svd(Vb, full_matrices=False)
             vv, cc = s, np.zeros_like(s)
-            theta_fn, rnorm, pval = _l1_theta, l1_value, l1_value
-        elif ops.kind == "l1":
-            vv, cc = flat(Vb), flat(Cb)
-            theta_fn, rnorm, pval = _l1_theta, l1_value, l1_value
         else:
             vv, cc = flat(Vb), flat(Cb)
+        if ops.kind == "l2":
             theta_fn = _l2_theta
             rnorm = lambda x: np.linalg.norm(x, axis=1)  # noqa: E731
             pval = lambda x: np.zeros(x.shape[0])  # noqa: E731
-        w, dual, steps = _kkt_solve(vv, kappa, cc, eps, radius, theta_fn, rnorm, pval)
+            free = vv
+        else:
+            theta_fn, rnorm, pval = (_l1_theta if fast else _l1_theta_bisect), l1_value, l1_value
+            free = _l1_inner(vv, 1.0, kappa, 0.0, cc)  # soft threshold (SVT on singular values)
+        w, dual, steps = _kkt_solve(vv, kappa, cc, eps, radius, theta_fn, rnorm, pval, free if fast else None)
         wf = _restore(w, cc, eps, radius, rnorm)
         primal = 0.5 * np.sum((wf - vv) ** 2, axis=1) + kappa * pval(wf)
         gap = np.maximum(primal - dual, 0.0)

@@ -27,16 +27,6 @@ PROFILE = "quick"
 get = {claim.id: claim for claim in CLAIMS}.__getitem__
 
 
-class PlusSign(FastFedDA):
-    def __init__(self, **kw):
-        super().__init__(estimator_sign="plus", **kw)
-
-
-class AlphaPowerZero(FastFedDA):
-    def __init__(self, **kw):
-        super().__init__(alpha_power=0.0, **kw)
-
-
 class ProxDropped(FastFedDA):
     @staticmethod
     def prox_t(problem, z, w0, A, mu, gamma):
@@ -59,8 +49,8 @@ class StepTimesTen(FastFedDA):
 
 
 BROKEN = {
-    "plus-sign": PlusSign,
-    "alpha-power-0": AlphaPowerZero,
+    "plus-sign": lambda **kw: FastFedDA(estimator_sign="plus", **kw),
+    "alpha-power-0": lambda **kw: FastFedDA(alpha_power=0.0, **kw),
     "prox-dropped": ProxDropped,
     "uniform-weights": UniformWeights,
     "step-x10": StepTimesTen,
