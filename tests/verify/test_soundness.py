@@ -1,9 +1,9 @@
 """Soundness of the seed-000 claims: the correct algorithms PASS for several base seeds, and deliberately broken
 algorithms FAIL the claims that their breakage contradicts.
 
-Each broken variant is a small subclass of the real algorithm that changes exactly one thing:
+Each broken variant changes exactly one thing of the real algorithm (a hyperparameter or a small subclass):
 
-* ``plus-sign``       — the estimator of Theorem 2.1 as printed, Prox(ḡ + μw̃/2) (the erratum recorded in bao.thm2.1's notes);
+* ``plus-sign``       — Theorem 2.1's estimator as printed, Prox(ḡ + μw̃/2) (an erratum in bao.thm2.1's notes);
 * ``alpha-power-0``   — α_t = (t + a)⁰ = 1 instead of (t + a)² (wrong power of the weights);
 * ``prox-dropped``    — Prox_t without the penalty (only the ball projection);
 * ``uniform-weights`` — the server averages with 1/m instead of π_k (the instance has unequal π_k);
