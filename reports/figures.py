@@ -84,6 +84,8 @@ def claim_figure(records_for_claim: pd.DataFrame, verdict: Mapping[str, Any]) ->
     if metric is not None and "metric" in df.columns:
         df = df[df["metric"] == metric]
     df = _final_rows(df, x)
+    if not pd.api.types.is_numeric_dtype(df[x]):
+        return _categorical_figure(df, x, metric, claim)
     finite = np.isfinite(df["value"].to_numpy(dtype=float)) & np.isfinite(df[x].to_numpy(dtype=float))
     drawable = finite & (df["value"].to_numpy(dtype=float) > 0) & (df[x].to_numpy(dtype=float) > 0)
     dropped = int(np.count_nonzero(~drawable))
@@ -159,6 +161,36 @@ def claim_figure(records_for_claim: pd.DataFrame, verdict: Mapping[str, Any]) ->
         labels.append(f"{dropped} non-positive/non-finite value(s) not shown")
     ax.legend(handles, labels, fontsize=7, loc="best")
     ax.grid(True, which="major", alpha=0.3)
+    return fig
+
+
+def _categorical_figure(df: pd.DataFrame, x: str, metric: Any, claim: str) -> Figure:
+    """Comparison claims (x is a category such as the algorithm): each seed's value per category as a dot, the
+    seeds paired across categories by faint lines, the arithmetic mean as a bar outline; log y axis."""
+    values = df["value"].to_numpy(dtype=float)
+    df = df[np.isfinite(values) & (values > 0)]
+    if df.empty:
+        raise ValueError(f"claim '{claim}': no positive finite '{metric}' values to plot against '{x}'")
+    categories = list(dict.fromkeys(df[x].astype(str)))
+    position = {c: i for i, c in enumerate(categories)}
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    ax.set_yscale("log")
+    if "seed" in df.columns:
+        for i, (_, run) in enumerate(df.groupby("seed", sort=True)):
+            xs = [position[str(c)] for c in run[x]]
+            order = np.argsort(xs)
+            ax.plot(np.asarray(xs)[order], run["value"].to_numpy(dtype=float)[order], color="tab:blue",
+                    alpha=0.2, linewidth=0.8, marker="o", markersize=2.5, label="seeds (paired)" if i == 0 else None)
+    mean = df.groupby(df[x].astype(str), sort=False)["value"].mean().reindex(categories)
+    ax.bar(range(len(categories)), mean.to_numpy(dtype=float), fill=False, edgecolor="black", linewidth=1.4,
+           label="arithmetic mean over seeds")
+    ax.set_xticks(range(len(categories)), [_plain(c) for c in categories], rotation=20)
+    ax.set_xlabel(_plain(x))
+    ax.set_ylabel(_plain(metric if metric is not None else "value"))
+    ax.set_title(_plain(claim), fontsize=10)
+    ax.legend(fontsize=7, loc="best")
+    ax.grid(True, axis="y", which="major", alpha=0.3)
     return fig
 
 

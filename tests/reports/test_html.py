@@ -248,3 +248,18 @@ def test_reports_import_no_upper_layer() -> None:
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_comparison_claims_get_a_categorical_figure():
+    import pandas as pd
+
+    from reports.figures import claim_figure
+
+    records = pd.DataFrame({"seed": [0, 0, 1, 1], "algorithm": ["a", "b", "a", "b"], "round": 5,
+                            "metric": "distance_to_truth", "value": [1.0, 2.0, 1.1, 2.2]})
+    fig = claim_figure(records, {"claim": "x/comparison", "x": "algorithm", "metric": "distance_to_truth"})
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
+    assert ax.get_yscale() == "log"
+    heights = sorted(p.get_height() for p in ax.patches)
+    assert heights == pytest.approx([1.05, 2.1])
