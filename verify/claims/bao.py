@@ -155,8 +155,8 @@ class _FastFedDAClaim(Claim):
 
 
 @dataclass(frozen=True)
-class FastFedDARate(_FastFedDAClaim):
-    """E[φ(ŵ_FF) − φ(ŵ)] ∝ T^{-1} in the σ̄²/(μT)-dominated regime (Theorem 2.1, (4))."""
+class _TGridClaim(_FastFedDAClaim):
+    """A sweep over iterations T: one run per seed to the end of the grid, recorded at every grid point."""
 
     def points(self, profile: str) -> list[dict]:
         grid, _ = self._grid(profile)
@@ -165,6 +165,11 @@ class FastFedDARate(_FastFedDAClaim):
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         return self._simulate_grid(point, seeds)
+
+
+@dataclass(frozen=True)
+class FastFedDARate(_TGridClaim):
+    """E[φ(ŵ_FF) − φ(ŵ)] ∝ T^{-1} in the σ̄²/(μT)-dominated regime (Theorem 2.1, (4))."""
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         from bounds import analysis
@@ -272,16 +277,8 @@ class FastFedDALocalSteps(_FastFedDAClaim):
 
 
 @dataclass(frozen=True)
-class FastFedDAExplicit(_FastFedDAClaim):
+class FastFedDAExplicit(_TGridClaim):
     """E[gap] ≤ the explicit bound of App. B.2 at every T (upper confidence bound over seeds)."""
-
-    def points(self, profile: str) -> list[dict]:
-        grid, _ = self._grid(profile)
-        return [{"problem": "quadratic", **self.problem_params, "local_steps": self.local_steps, "T_grid": grid,
-                 "batch": 1}]
-
-    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
-        return self._simulate_grid(point, seeds)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         thm = _theorem(self.theorem)
