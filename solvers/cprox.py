@@ -126,60 +126,109 @@ def _l1_theta_bisect(u, a, kappa, c, eps):
     return theta, _l1_inner(u, a, kappa, theta[:, None], c)
 
 
-#: signs of the four hinge terms of a·|x(θ) − c| (see :func:`_l1_theta`)
-_HINGE_SIGNS = np.array([1.0, 1.0, -1.0, 1.0])
+def _rows(x, idx, n):
+    """x[idx] without a copy when idx is every row 0..n−1 (``flatnonzero`` output)."""
+    return x if idx.size == n else x[idx]
 
 
-def _l1_theta(u, a, kappa, c, eps):
+def _l1_evaluator(u, a, kappa, c, zero_centre):
+    """θ ↦ (w(θ), ‖w(θ) − c‖₁) for fixed rows u, a, c (θ scalar or one per row).
+
+    The minimiser of :func:`_l1_inner`, written after the symmetry x → −x that makes the centre non-negative
+    (s = sign(c), sign(0) = 1, u' = su, c' = |c|): w = s·max(u' − t, min(u' + t, clip(u' − (κ − θ)/a, 0, c'))) with
+    t = (κ + θ)/a; with c = 0 it is soft(u, t).
+    """
+    if zero_centre:
+        au, su = np.abs(u), np.sign(u)
+
+        def at(theta):
+            m = np.maximum(au - (kappa + theta) / a, 0.0)
+            return su * m, m.sum(axis=1)
+        return at
+    s = np.where(c >= 0, 1.0, -1.0)
+    us, cs = s * u, np.abs(c)
+
+    def at(theta):
+        t = (kappa + theta) / a
+        mid = np.minimum(np.maximum(us + (theta - kappa) / a, 0.0), cs)
+        x = np.maximum(us - t, np.minimum(us + t, mid))
+        return s * x, np.abs(x - cs).sum(axis=1)
+    return at
+
+
+def _l1_theta(u, a, kappa, c, eps, start=None):
     """Exact θ*(β) ≥ 0 with ‖w(θ) − c‖₁ = ε (θ = 0 if already ‖w(0) − c‖₁ ≤ ε), rows independent; returns θ, w.
 
     Per coordinate, after the symmetry x → −x that makes c ≥ 0 (U = a·sign(c)·u, C = a|c|, sign(0) = 1), the
     regions x > c, x = c, 0 < x < c, x = 0, x < 0 of :func:`_l1_inner` give, for θ ≥ 0,
 
-        a·|x(θ) − c| = (p₁ − θ)₊ + (p₂ − θ)₊ − (p₃ − θ)₊ + (p₄ − θ)₊,
-        p₁ = U − C − κ,  p₂ = C + κ − U,  p₃ = κ − U,  p₄ = −U − κ
+        a·|x(θ) − c| = (|p₂| − θ)₊ − (p₃ − θ)₊ + (p₄ − θ)₊,   p₂ = C + κ − U,  p₃ = κ − U,  p₄ = −U − κ
 
-    (min(C, (p₂ − θ)₊) = (p₂ − θ)₊ − (p₃ − θ)₊ since p₂ − p₃ = C ≥ 0).  So g(θ) = ‖w(θ) − c‖₁ = (1/a) Σ σ_j (p_j − θ)₊
-    over all 4p knots.  One descending sort of the knots and two cumulative sums S_n = Σ_{j≤n} σ_j P_j,
-    N_n = Σ_{j≤n} σ_j give g(P_n) = (S_n − P_n N_n)/a at every knot; the root lies on the piece [P_{n+1}, P_n]
-    where g crosses ε.  g is then evaluated directly at the two ends and interpolated linearly (g is linear
-    there).  Rows whose directly evaluated bracket does not enclose ε (rounding at a knot) are solved by
-    :func:`_l1_theta_bisect`.
+    (x > c iff θ < −p₂; otherwise it is min(C, (p₂ − θ)₊) + (p₄ − θ)₊ and min(C, (p₂ − θ)₊) = (p₂ − θ)₊ − (p₃ − θ)₊
+    as p₂ − p₃ = C ≥ 0; when c = 0 it is (|U| − κ − θ)₊, one knot, and the other two are kept only for columns
+    where some row has c ≠ 0).  So g(θ) = ‖w(θ) − c‖₁ = (1/a) Σ_j σ_j (K_j − θ)₊
+    over the knots K_j = (p)₊ with signs σ_j = ±1.  One descending sort and cumulative sums T_n = Σ_{j≤n} σ_j K_j,
+    M_n = Σ_{j≤n} σ_j give a·g(K_n) = T_n − K_n M_n at every knot, hence the piece [K_n, K_{n−1}] (or [K_n, ∞))
+    on which g crosses ε.  g is evaluated directly at the two ends and interpolated linearly (g is linear there).
+    With signs of both kinds the sort key is the knot's bit pattern (order-preserving for non-negative doubles)
+    with σ stored in the last mantissa bit, which moves a bracket end by at most one ulp before the direct
+    evaluation.  Rows whose directly evaluated bracket does not enclose ε (rounding at a knot) are solved by
+    :func:`_l1_theta_bisect`.  ``start`` = (w(0), g(0)) if the caller has them.
     """
     B = u.shape[0]
     a = np.broadcast_to(a, (B, 1))
-    w = _l1_inner(u, a, kappa, 0.0, c)
-    g0 = np.abs(w - c).sum(axis=1)
+    zc = not np.any(c)
+    w, g0 = _l1_evaluator(u, a, kappa, c, zc)(0.0) if start is None else (start[0].copy(), start[1])
     theta = np.zeros(B)
     act = np.flatnonzero(g0 > eps)
     if act.size == 0:
         return theta, w
-    ua, aa, ca = u[act], a[act], c[act]
-    s = np.where(ca >= 0, 1.0, -1.0)
-    U, C = aa * s * ua, aa * np.abs(ca)
-    knots = np.stack([U - C - kappa, C + kappa - U, kappa - U, -U - kappa], axis=-1).reshape(act.size, -1)
-    order = np.argsort(-np.maximum(knots, 0.0), axis=1)  # hinges with p ≤ 0 vanish on θ ≥ 0
-    P = np.maximum(np.take_along_axis(knots, order, axis=1), 0.0)
-    sig = _HINGE_SIGNS[order % 4]
-    N = np.cumsum(sig, axis=1)
-    G = (np.cumsum(sig * P, axis=1) - P * N) / aa  # g(P_n), non-decreasing in n; G_0 = 0
-    hi = np.argmax(G > eps, axis=1)  # exists: the last knots are 0 and g(0) > ε
-    lo = np.maximum(hi - 1, 0)
+    ua, aa, ca = _rows(u, act, B), _rows(a, act, B), _rows(c, act, B)
+    if not zc:
+        U = aa * np.where(ca >= 0, ua, -ua)
+        C = aa * np.abs(ca)
+        p3 = kappa - U
+        nz = C != 0
+        first = np.where(nz, np.abs(C + p3), np.abs(U) - kappa)  # c = 0: the three terms are (|U| − κ − θ)₊
+        cols = np.flatnonzero(np.any(nz, axis=0))  # elsewhere the other two knots are 0 in every row
+        nzc, Uc, p3c = nz[:, cols], U[:, cols], p3[:, cols]
+        plus = np.concatenate([first, np.where(nzc, -Uc - kappa, 0.0)], axis=1)
+        minus = np.where(nzc, p3c, 0.0)
+        plus = np.maximum(plus, 0.0) + 0.0  # + 0.0 turns −0.0 into +0.0 for the bit-pattern key
+        minus = np.maximum(minus, 0.0) + 0.0
+        one = np.int64(1)
+        key = np.concatenate([plus.view(np.int64) & ~one, minus.view(np.int64) | one], axis=1)
+        key = -np.sort(-key, axis=1)  # descending
+        K = (key & ~one).view(np.float64)
+        tag = (key & one).astype(np.int32)
+        M = np.arange(1, K.shape[1] + 1, dtype=np.int32) - 2 * np.cumsum(tag, axis=1, dtype=np.int32)
+        T = np.cumsum(K - 2.0 * tag * K, axis=1)
+    else:
+        K = -np.sort(-np.maximum(aa * np.abs(ua) - kappa, 0.0), axis=1)
+        M = np.arange(1, K.shape[1] + 1)
+        T = np.cumsum(K, axis=1)
+    lo = np.argmax(T - K * M > aa * eps, axis=1)  # exists: the last knots are 0 (or g(0) > ε beyond them)
+    lo = np.where(T[:, -1] - K[:, -1] * M[..., -1] > aa[:, 0] * eps, lo, K.shape[1])
     rows = np.arange(act.size)
-    t_hi, t_lo = P[rows, hi], P[rows, lo]  # t_hi ≤ θ* ≤ t_lo
-    g = lambda th: np.abs(_l1_inner(ua, aa, kappa, th[:, None], ca) - ca).sum(axis=1)  # noqa: E731
-    g_lo, g_hi = g(t_lo), g(t_hi)
-    denom = np.where(g_hi > g_lo, g_hi - g_lo, 1.0)
-    th = np.clip(t_hi + (g_hi - eps) * (t_lo - t_hi) / denom, t_hi, t_lo)
-    bad = ~((g_hi > eps) & (g_lo <= eps))
+    t_lo = np.where(lo < K.shape[1], K[rows, np.minimum(lo, K.shape[1] - 1)], 0.0)  # g(t_lo) > ε
+    t_hi = np.where(lo > 0, K[rows, np.maximum(lo - 1, 0)], t_lo)  # g(t_hi) ≤ ε
+    at = _l1_evaluator(ua, aa, kappa, ca, zc)
+    _, g_lo = at(t_lo[:, None])
+    _, g_hi = at(t_hi[:, None])
+    denom = np.where(g_lo > g_hi, g_lo - g_hi, 1.0)
+    th = np.clip(t_lo + (g_lo - eps) * (t_hi - t_lo) / denom, t_lo, t_hi)
+    bad = ~((g_lo > eps) & (g_hi <= eps))
     if np.any(bad):
         th[bad], _ = _l1_theta_bisect(ua[bad], aa[bad], kappa, ca[bad], eps)
     theta[act] = th
-    w[act] = _l1_inner(ua, aa, kappa, th[:, None], ca)
+    if act.size == B:
+        w, _ = at(th[:, None])
+    else:
+        w[act], _ = at(th[:, None])
     return theta, w
 
 
-def _l2_theta(u, a, kappa, c, eps):
+def _l2_theta(u, a, kappa, c, eps, start=None):
     """Euclidean R, κ = 0: w(θ) = c + (u − c)(1 − θ/(a‖u − c‖))₊, so θ* = a(‖u − c‖ − ε)₊ exactly."""
     d = u - c
     nd = np.linalg.norm(d, axis=1)
@@ -200,6 +249,8 @@ def _restore(w, c, eps, radius, rnorm):
         disc = np.maximum(cd * cd - dd * (cc - radius**2), 0.0)
         t2 = np.where(dd > 0, (-cd + np.sqrt(disc)) / np.maximum(dd, np.finfo(float).tiny), 1.0)
         t = np.minimum(t, np.minimum(t2, 1.0))
+    if np.all(t == 1.0):
+        return w
     return c + t[:, None] * d
 
 
@@ -223,9 +274,16 @@ def _kkt_solve(v, kappa, c, eps, radius, theta_fn, rnorm, pen_value, free=None):
         if radius is not None:
             beta = np.maximum(np.linalg.norm(free, axis=1) / radius - 1.0, 0.0)
             w = free / (1.0 + beta)[:, None]
-        rest = np.flatnonzero(rnorm(w - c) > eps)
+        dist = rnorm(w - c)
+        rest = np.flatnonzero(dist > eps)
         if rest.size:
-            theta[rest], w[rest] = theta_fn(v[rest], one[rest], kappa, c[rest], eps)
+            # without the ℓ2 ball, w(0, 0) and its distance are already known
+            start = None if radius is not None else (_rows(free, rest, B), _rows(dist, rest, B))
+            th, ww = theta_fn(_rows(v, rest, B), _rows(one, rest, B), kappa, _rows(c, rest, B), eps, start)
+            if rest.size == B:
+                theta, w = th, ww
+            else:
+                theta[rest], w[rest] = th, ww
             beta[rest] = 0.0
     if radius is not None and rest.size:
         need = np.zeros(B, dtype=bool)

@@ -70,7 +70,12 @@ def _R(problem: Any, x: np.ndarray) -> np.ndarray:
 
 def _auto_eps0(name: str, problem: Any, w0: np.ndarray) -> float:
     if problem.radius is None:
-        raise InputError(f"{name} needs eps0 > 0 when the problem has no ball (radius); pass eps0=VALUE")
+        hint = ""
+        if problem.truth is not None:
+            dist = float(np.max(_R(problem, np.asarray(w0) - np.asarray(problem.truth))))
+            hint = f"; here R(w0 - w_truth) = {dist:.6g}, so e.g. eps0={2 * dist:.6g}"
+        raise InputError(f"{name} needs eps0 > 0 when the problem has no ball (radius): pass eps0=E, the radius of "
+                         f"the R-ball {{R(w - w0) <= E}}, with E >= R(w0 - w_opt) (Theorem 3.1){hint}")
     kind = problem.penalty.name
     psi_max = math.sqrt(problem.dim) if kind == "l1" else (math.sqrt(min(problem.shape)) if kind == "nuclear"
                                                            else 1.0)

@@ -149,3 +149,16 @@ def test_input_errors_and_checks():
     with pytest.raises(InputError, match="penalty"):
         run("mc_fedda", smooth, rounds=1, gradients="exact", psi=1.0)
     assert any("4L/mu" in m for m in make("c_fedda", a=1.0).check(ball))
+
+
+def test_missing_eps0_message_names_the_value_to_pass():
+    """No ball and no eps0: the error says what eps0 means and suggests 2·R(w0 − w_truth) (here ‖w0 − w*‖₁)."""
+    p = problems.make("lasso", clients=2, dim=6, sparsity=2, seed=0)
+    assert p.radius is None
+    w0 = np.full(6, 0.25)
+    expected = 2 * float(np.abs(w0 - p.truth).sum())  # truth has two ones: 2·(0.75·2 + 0.25·4) = 5
+    assert expected == 5.0
+    with pytest.raises(InputError, match=r"pass eps0=E.*R\(w - w0\) <= E.*e\.g\. eps0=5$"):
+        run("c_fedda", p, rounds=1, gradients="exact", mu=0.1, w0=w0)
+    tr = run("c_fedda", p, rounds=1, gradients="exact", mu=0.1, w0=w0, eps0=expected)
+    assert np.abs(tr.w - w0).sum() <= expected * (1 + 1e-12)

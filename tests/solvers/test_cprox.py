@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
-from solvers.cprox import _l1_inner, cprox, project_l1_ball, soft_then_project
+from solvers.cprox import _l1_inner, _l1_theta, _l1_theta_bisect, cprox, project_l1_ball, soft_then_project
 from solvers.errors import InputError
 from solvers.penalties import L1, Nuclear, Zero
 
@@ -231,3 +231,112 @@ def test_cprox_input_errors():
         cprox(L1(1.0), np.ones(3), 0.1, np.zeros(3), 0.0, 1.0)
     with pytest.raises(InputError, match="kappa"):
         cprox(Zero(), np.ones(3), 0.1, np.zeros(3), 1.0, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# fast paths (closed form when the R-ball is inactive, sort-based θ) against the slow exact path
+# ---------------------------------------------------------------------------------------------------------------
+def _l1_dist(u, a, kappa, theta, c):
+    """‖w(θ) − c‖₁ per row, by direct evaluation of the per-coordinate minimiser."""
+    return np.abs(_l1_inner(u, a, kappa, theta[:, None], c) - c).sum(axis=1)
+
+
+def test_sorted_theta_matches_bisection_and_solves_the_equation():
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        B, d = 6, int(rng.integers(1, 30))
+        u = 2 * rng.standard_normal((B, d))
+        c = rng.standard_normal((B, d)) * (rng.random((B, d)) < 0.7)  # some centre coordinates exactly 0
+        if trial % 3 == 0:  # coinciding breakpoints
+            u, c = np.round(u, 1), np.round(c, 1)
+        if trial % 4 == 1:  # centre 0 (own code path)
+            c = np.zeros((B, d))
+        a = rng.uniform(0.5, 3.0, (B, 1))
+        kappa = 0.0 if trial % 5 == 0 else float(rng.uniform(0, 1))
+        g0 = _l1_dist(u, a, kappa, np.zeros(B), c)
+        eps = float(rng.uniform(0.05, 1.3) * np.median(g0) + 1e-3)  # some rows inactive (θ = 0), most active
+        th, w = _l1_theta(u, a, kappa, c, eps)
+        th_ref, w_ref = _l1_theta_bisect(u, a, kappa, c, eps)
+        assert np.max(np.abs(w - w_ref)) <= 1e-12
+        assert np.max(np.abs(th - th_ref)) <= 1e-12 * max(1.0, np.max(th_ref))
+        np.testing.assert_array_equal(th[g0 <= eps], 0.0)
+        act = g0 > eps
+        np.testing.assert_allclose(_l1_dist(u, a, kappa, th, c)[act], eps, rtol=1e-12)
+
+
+def _random_case(rng, kind, case):
+    """Random (v, c, eps, rho) with c ≠ 0 and the named constraints active at the optimum (screened after)."""
+    shape = {"l1": (3, 40), "zero": (3, 6)}[kind]
+    v = 2.0 * rng.standard_normal(shape)
+    c = 0.3 * rng.standard_normal(shape)
+    xu = _soft(v, KAPPA) if kind == "l1" else v
+    Rn = (lambda x: np.abs(x).sum(axis=-1)) if kind == "l1" else (lambda x: np.linalg.norm(x, axis=-1))
+    dist, nrm = Rn(xu - c), np.linalg.norm(xu, axis=-1)
+    scale = rng.uniform(0.3, 0.8)
+    eps = float({"none": 1.5, "eps": scale, "ball": 3.0, "both": scale}[case] * dist.min())
+    rho = {"none": None, "eps": None, "ball": 0.5 * float(nrm.min())}.get(case)
+    if case == "both":  # just inside the R-only solution, so the ℓ2 ball cuts it off
+        pen, kappa = (L1(1.0), KAPPA) if kind == "l1" else (Zero(), 0.0)
+        w_r = cprox(pen, v, kappa, c, eps, None, method="bisect").w
+        rho = 0.9 * float(np.linalg.norm(w_r, axis=-1).min())
+    if rho is not None:
+        rho = max(rho, 1.01 * float(np.linalg.norm(c, axis=-1).max()))
+    return v, c, eps, rho
+
+
+@pytest.mark.parametrize("kind", ["l1", "zero"])
+def test_auto_path_matches_bisection_path(kind):
+    """``auto`` (closed-form shortcut + sort-based θ) against ``bisect`` (no shortcut, per-probe binary search) on
+    batched instances with c ≠ 0 covering: no constraint active, R-ball only, ℓ2 ball only, both."""
+    rng = np.random.default_rng(12)
+    pen, kappa = (L1(1.0), KAPPA) if kind == "l1" else (Zero(), 0.0)
+    Rn = (lambda x: np.abs(x).sum(axis=-1)) if kind == "l1" else (lambda x: np.linalg.norm(x, axis=-1))
+    seen = set()
+    for case in ("none", "eps", "ball", "both"):
+        for _ in range(8):
+            v, c, eps, rho = _random_case(rng, kind, case)
+            fast = cprox(pen, v, kappa, c, eps, rho)
+            slow = cprox(pen, v, kappa, c, eps, rho, method="bisect")
+            assert fast.method == slow.method == "kkt"
+            assert np.max(np.abs(fast.w - slow.w)) <= 1e-12
+            assert np.all(fast.gap <= 1e-12)
+            on_r = np.abs(Rn(fast.w - c) - eps) <= 1e-9 * eps
+            on_ball = (np.abs(np.linalg.norm(fast.w, axis=-1) - rho) <= 1e-9 * rho if rho is not None
+                       else np.zeros(len(v), dtype=bool))
+            seen.update(zip(on_r.tolist(), on_ball.tolist(), strict=True))
+    assert seen == {(False, False), (True, False), (False, True), (True, True)}
+
+
+def test_closed_form_shortcut_is_the_radial_projection():
+    """R-ball inactive at the ball-only solution: the answer is Π_ρ(soft(v, κ)) (independent closed form), found
+    without any multiplier search (one step)."""
+    rng = np.random.default_rng(13)
+    for _ in range(10):
+        v, c = 2.0 * rng.standard_normal((4, 30)), 0.2 * rng.standard_normal((4, 30))
+        xu = _soft(v, KAPPA)
+        rho = 0.5 * float(np.linalg.norm(xu, axis=1).min())
+        proj = xu * (rho / np.linalg.norm(xu, axis=1))[:, None]
+        eps = 1.01 * float(np.abs(proj - c).sum(axis=1).max())
+        res = cprox(L1(1.0), v, KAPPA, c, eps, rho)
+        assert res.iterations == 1
+        np.testing.assert_allclose(res.w, proj, rtol=0, atol=1e-12)
+        assert np.all(res.gap <= 1e-12)
+        free = cprox(L1(1.0), v, KAPPA, c, 1.01 * float(np.abs(xu - c).sum(axis=1).max()), None)
+        np.testing.assert_allclose(free.w, xu, rtol=0, atol=1e-14)  # u + κ vs −(|u| − κ): one ulp
+        assert free.iterations == 1
+
+
+def test_batched_replicas_by_clients_with_broadcast_centre():
+    """Shape (replicas, clients, d) with one centre per replica, as C-FedDA calls it: equal to row-wise calls of
+    the slow path."""
+    rng = np.random.default_rng(14)
+    V = 3.0 * rng.standard_normal((2, 5, 64))
+    C = 0.3 * rng.standard_normal((2, 1, 64))
+    eps = 0.5 * float(np.abs(_soft(V, KAPPA) - C).sum(axis=-1).min())
+    for rho in (None, 0.5 * float(np.linalg.norm(_soft(V, KAPPA), axis=-1).min())):
+        res = cprox(L1(1.0), V, KAPPA, C, eps, rho)
+        assert res.w.shape == V.shape and res.gap.shape == (2, 5)
+        for r in range(2):
+            for k in range(5):
+                one = cprox(L1(1.0), V[r, k], KAPPA, C[r, 0], eps, rho, method="bisect")
+                assert np.max(np.abs(res.w[r, k] - one.w)) <= 1e-12
