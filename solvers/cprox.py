@@ -19,9 +19,14 @@ Methods
   s₁ < s₂, adding the two optimality inequalities gives (s₁ − s₂)(q(w_{s₁}) − q(w_{s₂})) ≤ 0, so q(w_s) is
   non-increasing in s.  Hence R(w(θ, β) − c) is non-increasing in θ, and ‖w_β‖² is non-increasing in β where w_β
   is the minimiser with the R-ball kept as a hard constraint.  θ*(β) is found exactly: for ℓ1, θ ↦ ‖w(θ,β) − c‖₁
-  is piecewise linear with known breakpoints, so a binary search over the sorted breakpoints and one linear
-  interpolation give the root; for the Euclidean norm θ* = a(‖u − c‖ − ε)₊.  β is found by bisection on
-  ‖w_β‖ = ρ.  Complementary slackness holds by construction, so (w, θ, β) is a KKT point.
+  is a signed sum of hinges (K_j − θ)₊ (:func:`_l1_theta`), so one sort of the knots and cumulative sums locate
+  the linear piece holding the root and one linear interpolation gives it; for the Euclidean norm
+  θ* = a(‖u − c‖ − ε)₊.  β is found by bisection on ‖w_β‖ = ρ.  Complementary slackness holds by construction,
+  so (w, θ, β) is a KKT point.
+* **Closed-form shortcut.**  First the ball-only solution w(0, β₀) = w(0, 0)/(1 + β₀), β₀ = (‖w(0, 0)‖/ρ − 1)₊
+  (the radial projection of the soft threshold / SVT) is formed; where R(w(0, β₀) − c) ≤ ε it is the KKT point
+  with θ = 0 and no search is run.  ``method="bisect"`` skips the shortcut and finds θ by a binary search over the
+  sorted knots with one pass over the data per probe (the slower reference the fast path is tested against).
 * **Nuclear norm.**  If c = 0 the problem is SVD-separable (von Neumann's trace inequality): the singular values
   solve the ℓ1 problem above with centre 0 and the singular vectors of v are kept.  Otherwise ADMM on the split
   w = y, f(w) = ½‖w − v‖² + κR(w) + ι{‖w‖ ≤ ρ} (prox: SVT then radial scaling, exact) and
