@@ -42,8 +42,18 @@ _GENERIC = (sp.Rational(7, 3), sp.Rational(11, 5), sp.Rational(13, 7), sp.Ration
 _GENERIC_BY_NAME = {"delta": sp.Rational(1, 20), "tau": sp.Rational(1, 1000), "nu": sp.Rational(1, 1000)}
 
 
+def _as_expr(obj: object) -> sp.Expr:
+    """A sympy expression from a sympy object or a Python number; text is refused (user text goes through
+    :mod:`bounds.parse`, never through sympify)."""
+    if isinstance(obj, sp.Basic):
+        return obj
+    if isinstance(obj, bool) or not isinstance(obj, (int, float)):
+        raise TypeError(f"expected a sympy expression or a number, got {type(obj).__name__}")
+    return sp.Integer(obj) if isinstance(obj, int) else sp.Float(obj)
+
+
 def _rhs(obj: ExprOrTheorem) -> sp.Expr:
-    return obj.rhs if isinstance(obj, Theorem) else sp.sympify(obj)
+    return obj.rhs if isinstance(obj, Theorem) else _as_expr(obj)
 
 
 def symbol(obj: ExprOrTheorem, name: str) -> sp.Symbol:
@@ -61,7 +71,7 @@ def symbol(obj: ExprOrTheorem, name: str) -> sp.Symbol:
 def terms(expr: sp.Expr) -> list[sp.Expr]:
     """The additive terms of ``expr``: the arguments of a sum, with a product distributed over one sum factor
     (``(u + v)/A`` gives ``u/A, v/A``), recursively; powers and functions are kept whole."""
-    expr = sp.sympify(expr)
+    expr = _as_expr(expr)
     if isinstance(expr, sp.Add):
         out: list[sp.Expr] = []
         for arg in expr.args:
@@ -442,7 +452,7 @@ def communication(obj: ExprOrTheorem, local_steps: str = "E", iterations: str = 
 def to_latex(obj: ExprOrTheorem, with_conditions: bool = True) -> str:
     """LaTeX of ``lhs <= rhs`` (``\\lesssim`` for order bounds, ``=`` for complexities) and its conditions."""
     if not isinstance(obj, Theorem):
-        return sp.latex(sp.sympify(obj))
+        return sp.latex(_as_expr(obj))
     rel = {"order": r"\lesssim", "complexity": r"\le"}.get(obj.kind, r"\le")
     lhs = r"\mathrm{" + obj.lhs.replace("_", r"\_") + "}"
     out = f"{lhs} {rel} {sp.latex(obj.rhs)}"
