@@ -418,6 +418,10 @@ _FAST_REGIME = ("Quadratic federation (K = 8 with unequal weights π_k, d = 10, 
                 "E‖ζ‖² = σ² = 16: Assumptions 1–4 hold with the exact constants L, μ, Λ, H (TRS over the ball "
                 "ρ = 2) and σ²; ℓ1 penalty λ = 0.05; a = 4L/μ, γ = 2μa³.")
 
+_STAT_REGIME = ("Lasso with n_k = 40 ≥ p = 20 (regime R: τ = ν = 0 exactly), s = 3, Ψ = √s, "
+                "λ_opt = 2‖∇F(w°)‖∞ computed exactly, δ = 0.1.")
+_STAT_WHY = "n_k ≥ p makes every local Hessian positive definite, so the RSC constant μ is exact with τ = 0"
+
 CLAIMS: tuple[Claim, ...] = (
     FastFedDARate(
         id="bao.thm2.1/rate-T", theorem="bao.thm2.1", algorithm="fast_fedda", problem="quadratic",
@@ -464,10 +468,7 @@ CLAIMS: tuple[Claim, ...] = (
     MCFedDAPrecision(
         id="bao.thm3.2.err/precision", theorem="bao.thm3.2.err", algorithm="mc_fedda", problem="lasso",
         title="MC-FedDA: ‖ŵ − w°‖ ≤ 4Ψλ_opt/μ w.p. ≥ 1 − δ (as stated)",
-        regime=("Lasso with n_k = 40 ≥ p = 20 (regime R: τ = ν = 0 exactly), s = 3, Ψ = √s, λ_opt = 2‖∇F(w°)‖∞ "
-                "computed exactly, δ = 0.1."),
-        metric="distance_to_truth", x="round",
-        why="n_k ≥ p makes every local Hessian positive definite, so the RSC constant μ is exact with τ = 0",
+        regime=_STAT_REGIME, metric="distance_to_truth", x="round", why=_STAT_WHY,
         n_seeds={"quick": 30, "standard": 30, "full": 100},
         erratum=("the proof of Theorem 3.2 bounds the distance to the empirical optimum by √15Ψλ/μ; the distance "
                  "to w° it supports is (3+√15)Ψλ/μ (see the notes of bao.thm3.2.err)"),
@@ -475,10 +476,7 @@ CLAIMS: tuple[Claim, ...] = (
     MCFedDAPrecision(
         id="bao.thm3.2.err_proven/precision", theorem="bao.thm3.2.err_proven", algorithm="mc_fedda",
         problem="lasso", title="MC-FedDA: ‖ŵ − w°‖ ≤ (3+√15)Ψλ_opt/μ w.p. ≥ 1 − δ (proof-consistent constant)",
-        regime=("Lasso with n_k = 40 ≥ p = 20 (regime R: τ = ν = 0 exactly), s = 3, Ψ = √s, λ_opt = 2‖∇F(w°)‖∞ "
-                "computed exactly, δ = 0.1."),
-        metric="distance_to_truth", x="round",
-        why="n_k ≥ p makes every local Hessian positive definite, so the RSC constant μ is exact with τ = 0",
+        regime=_STAT_REGIME, metric="distance_to_truth", x="round", why=_STAT_WHY,
         n_seeds={"quick": 30, "standard": 30, "full": 100},
     ),
 )
