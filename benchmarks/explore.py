@@ -30,7 +30,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1)
     opts = parser.parse_args()
 
-    from bounds.catalog import all_theorems
+    from fedrates.bounds.catalog import all_theorems
 
     base = min(wall(["--help"])[0] for _ in range(opts.repeat))
     print(f"baseline `fedrates --help`: {base:.2f} s")

@@ -15,9 +15,8 @@ import time
 import warnings
 
 import numpy as np
-
-from solvers import problems, reference
-from solvers._reference_fast import inside_ball
+from fedrates.solvers import problems, reference
+from fedrates.solvers._reference_fast import inside_ball
 
 INSTANCES = {"bao-lasso": "lasso", "bao-trace": "trace"}
 

@@ -23,9 +23,8 @@ import os
 import time
 
 import numpy as np
-
-from solvers import algorithms, problems
-from solvers.oracles import make_streams
+from fedrates.solvers import algorithms, problems
+from fedrates.solvers.oracles import make_streams
 
 NOMINAL_BANDWIDTH = 15e9  # bytes/s, the machine's measured streaming bandwidth quoted in the targets
 FIG1 = ("fedmid", "fedda", "fast_fedda", "c_fedda", "mc_fedda")
@@ -59,7 +58,7 @@ def loop_fedavg(problem, seeds, rounds, local_steps, batch, step):
 def loop_fast_fedda(problem, seeds, rounds, local_steps, batch, mu):
     """Straightforward Fast-FedDA (Bao et al. Alg. 1 as in solvers.algorithms.fast_fedda, w0 = 0, full
     participation): Python loops over seeds, local steps and clients, one client vector at a time."""
-    from solvers.algorithms.fast_fedda import resolve_weights
+    from fedrates.solvers.algorithms.fast_fedda import resolve_weights
 
     mu, a, gamma = resolve_weights("fast_fedda", problem, mu, 0.0, 0.0)
     X, y, pi = problem.datafit.X, problem.datafit.y, problem.weights
@@ -184,7 +183,7 @@ def paper_scale() -> None:
 
 
 def figure1(rounds: int) -> None:
-    from solvers.errors import InputError
+    from fedrates.solvers.errors import InputError
 
     p = problems.make("lasso", preset="bao-lasso")
     p.quadratic  # noqa: B018

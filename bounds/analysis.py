@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import sympy as sp
-
-from bounds.theorem import Theorem, check_values
-from solvers.errors import InputError, unknown_name
+from fedrates.bounds.theorem import Theorem, check_values
+from fedrates.solvers.errors import InputError, unknown_name
 
 __all__ = [
     "Exponent", "LeadingTerm", "Regime", "Communication", "terms", "exponent", "exponent_details",
@@ -44,7 +43,7 @@ _GENERIC_BY_NAME = {"delta": sp.Rational(1, 20), "tau": sp.Rational(1, 1000), "n
 
 def _as_expr(obj: object) -> sp.Expr:
     """A sympy expression from a sympy object or a Python number; text is refused (user text goes through
-    :mod:`bounds.parse`, never through sympify)."""
+    :mod:`fedrates.bounds.parse`, never through sympify)."""
     if isinstance(obj, sp.Basic):
         return obj
     if isinstance(obj, bool) or not isinstance(obj, (int, float)):

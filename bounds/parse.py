@@ -8,7 +8,7 @@ expression itself; the text is never evaluated nor given to ``sympify``):
 * the functions ``sqrt``, ``log`` (natural, or ``log(x, base)``), ``exp``, called with plain arguments.
 
 Everything else (attribute access, other calls, subscripts, strings, lambdas, comparisons, dunder names,
-keyword arguments, ...) raises :class:`solvers.errors.InputError` with a one-line message.
+keyword arguments, ...) raises :class:`fedrates.solvers.errors.InputError` with a one-line message.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import sympy as sp
-
-from solvers.errors import InputError, suggest
+from fedrates.solvers.errors import InputError, suggest
 
 __all__ = ["MAX_LENGTH", "parse_expression", "parse_number", "parse_assignments", "FUNCTIONS"]
 

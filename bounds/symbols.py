@@ -2,7 +2,7 @@
 
 Every symbol is created with ``positive=True`` (all the papers' constants, sizes and step sizes are positive), so
 that sympy can simplify powers and logarithms.  Theorems use their paper's own letters (``T``, ``K``, ``E`` ...);
-each :class:`bounds.theorem.Theorem` maps those letters onto the canonical vocabulary of fedrates
+each :class:`fedrates.bounds.theorem.Theorem` maps those letters onto the canonical vocabulary of fedrates
 (``clients``, ``rounds``, ``local_steps``, ``iterations``, ``batch``, ``participating``, ``dim``).
 
 Use :func:`sym` to get a symbol: two calls with the same name return equal symbols, across modules.

@@ -16,8 +16,7 @@ from types import MappingProxyType
 from typing import Literal
 
 import sympy as sp
-
-from solvers.errors import InputError
+from fedrates.solvers.errors import InputError
 
 __all__ = ["ConditionResult", "Note", "Theorem", "KINDS", "PROBABILITIES", "check_values"]
 
@@ -92,7 +91,7 @@ class Theorem:
         algorithms: fedrates algorithm ids the theorem speaks about.
         lhs: the measured quantity, e.g. ``"objective_gap"``, ``"distance_sq"``, ``"grad_norm_sq_min"``,
             ``"contraction_factor"``, ``"rounds_to_eps"``.
-        rhs: the right-hand side (sympy expression in positive symbols from :mod:`bounds.symbols`).
+        rhs: the right-hand side (sympy expression in positive symbols from :mod:`fedrates.bounds.symbols`).
         kind: ``explicit`` (constants given: measured <= rhs), ``order`` (<~ / O with a hidden constant),
             ``contraction`` (per-round factor), ``complexity`` (iterations or rounds to reach an accuracy).
         probability: ``deterministic``, ``expectation`` or ``high_probability`` (failure probability symbol in
@@ -145,7 +144,7 @@ class Theorem:
 
     def vocabulary(self) -> dict[str, str]:
         """Map paper letter -> canonical vocabulary name, for the letters that are sweep variables."""
-        from bounds.symbols import VOCABULARY
+        from fedrates.bounds.symbols import VOCABULARY
 
         return {k: v for k, v in self.symbols.items() if v in VOCABULARY}
 

@@ -9,7 +9,7 @@ What a claim figure shows (``records_for_claim`` = the records of one claim, ``v
 * one faint line per seed: the metric ``verdict["metric"]`` against the column ``verdict["x"]``; when ``x`` is
   not ``round``, each run contributes its last recorded round (the value the theorem speaks about at that point);
 * a bold line: the **arithmetic** mean over seeds at each x (the expectation that rate theorems bound, and the
-  quantity whose log-log slope ``verify.stats.loglog_slope`` fits);
+  quantity whose log-log slope ``fedrates.verify.stats.loglog_slope`` fits);
 * the ``bound`` column (theorem right-hand side) as a dashed line, when it has finite values;
 * the fitted power law ``exp(intercept) · x^slope`` when the verdict has a ``fit``, labelled with its interval.
 

@@ -1,7 +1,7 @@
 """PDF report of stored records and verdicts (matplotlib ``PdfPages``; the figures are those of the HTML report).
 
 Pages: a summary (counts per verdict and one line per claim), the errata when there are any, then one page per
-claim with its figure (see :func:`reports.figures.claim_figure`) headed by verdict, measured, predicted and
+claim with its figure (see :func:`fedrates.reports.figures.claim_figure`) headed by verdict, measured, predicted and
 tolerance, or a text page when the claim has nothing to plot.
 """
 
@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from fedrates.reports import figures
+from fedrates.reports.html import VERDICTS, _fmt, _umask_mode
 from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
-
-from reports import figures
-from reports.html import VERDICTS, _fmt, _umask_mode
 
 __all__ = ["render_pdf"]
 

@@ -1,3 +1,5 @@
 """fedrates solvers: synthetic federations, certified reference optima, exact constants, federated algorithms."""
 
-__version__ = "0.1.0"
+from fedrates import __version__
+
+__all__ = ["__version__"]

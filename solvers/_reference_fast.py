@@ -6,7 +6,7 @@ h = λR + ι_{‖w‖≤ρ} (R = ℓ1, nuclear or zero; the ball only when the p
 1. **FISTA with adaptive restart** (Beck & Teboulle 2009; O'Donoghue & Candès 2015):
    w⁺ = prox_{h/L}(y − ∇F(y)/L),  y⁺ = w⁺ + ((t − 1)/t⁺)(w⁺ − w),  t⁺ = (1 + √(1 + 4t²))/2, momentum reset
    when ⟨y − w⁺, w⁺ − w⟩ > 0.  With λ_min(Q̄) > 0 the restarted scheme converges linearly.  The prox is the
-   exact one of :mod:`solvers.penalties` (soft thresholding / SVT followed by the radial ball projection).
+   exact one of :mod:`fedrates.solvers.penalties` (soft thresholding / SVT followed by the radial ball projection).
 2. **Active-set Newton polish** (ℓ1 and zero penalties): with S the support of the iterate and σ its signs, the
    optimality conditions restricted to S are linear,
    (Q̄_SS + βI) w_S = b̄_S − λσ_S,  w_{Sᶜ} = 0,
@@ -15,7 +15,7 @@ h = λR + ι_{‖w‖≤ρ} (R = ℓ1, nuclear or zero; the ball only when the p
 3. Smooth problems (zero penalty): the same linear system with S = everything (a trust-region subproblem when the
    ball binds).
 
-This module only proposes points; :mod:`solvers.reference` certifies them.
+This module only proposes points; :mod:`fedrates.solvers.reference` certifies them.
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ from functools import cached_property
 
 import numpy as np
 import scipy.linalg as sla
+from fedrates.solvers.penalties import L1, Nuclear, Penalty, Zero
 from scipy.linalg import lapack
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
-
-from solvers.penalties import L1, Nuclear, Penalty, Zero
 
 __all__ = ["Gram", "solve_fast", "inside_ball", "matvec"]
 

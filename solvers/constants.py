@@ -6,7 +6,7 @@ convex quadratics over the domain ball {‖w‖ ≤ ρ}, computed exactly:
 
 * L_k = λ_max(Q_k), μ_k = λ_min(Q_k); L = max_k L_k, μ = min_k μ_k (Bao et al. 2022, Assumption 1);
 * Λ = λ_max(Q̄), μ_F = λ_min(Q̄);
-* H = max_k sup_{‖w‖≤ρ} ‖∇F(w) − ∇f_k(w)‖ (Assumption 3) — a trust-region subproblem (:mod:`solvers._trs`);
+* H = max_k sup_{‖w‖≤ρ} ‖∇F(w) − ∇f_k(w)‖ (Assumption 3) — a trust-region subproblem (:mod:`fedrates.solvers._trs`);
 * σ² = max_k sup_{‖w‖≤ρ} E‖g_k(w) − ∇f_k(w)‖² for the minibatch oracle of :mod:`solvers.oracles` (Assumption 4);
 * Δ_i* = f_i(w*) − min f_i (Das et al., seed 003), δ = max_{ij}‖Q_i − Q_j‖₂ (Bylinkin et al., seed 001);
 * Ψ, λ_opt, τ, ν of Bao et al. §3 (Definition 1, Proposition 3.1, Assumptions 6–7).
@@ -30,14 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
+from fedrates.solvers._trs import maximize_on_ball_eig, upper_bound
+from fedrates.solvers.errors import InputError
+from fedrates.solvers.penalties import L1, Nuclear
+from fedrates.solvers.problems.base import Problem
+from fedrates.solvers.problems.datafits import GaussianPopulation, SampleLeastSquares
 from scipy.optimize import brentq
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
-
-from solvers._trs import maximize_on_ball_eig, upper_bound
-from solvers.errors import InputError
-from solvers.penalties import L1, Nuclear
-from solvers.problems.base import Problem
-from solvers.problems.datafits import GaussianPopulation, SampleLeastSquares
 
 __all__ = ["Constants", "Definition", "DEFINITIONS", "compute", "minibatch_variance"]
 
@@ -171,7 +170,7 @@ def _fourth_moment(fit: GaussianPopulation, sl: slice) -> np.ndarray:
 
 
 def minibatch_variance(problem: Problem, w: np.ndarray, batch: int = 1, replace: bool = False) -> np.ndarray:
-    """E‖g_k(w) − ∇f_k(w)‖² of the minibatch oracle of :mod:`solvers.oracles` at one point, per client (K,).
+    """E‖g_k(w) − ∇f_k(w)‖² of the minibatch oracle of :mod:`fedrates.solvers.oracles` at one point, per client (K,).
 
     * empirical: with g_i = x_i(x_iᵀw − y_i), s² = (1/n)Σ_i‖g_i‖² − ‖∇f_k(w)‖²; a batch of B without replacement
       has variance s²(n − B)/(B(n − 1)) (finite-population correction), with replacement s²/B;
@@ -231,7 +230,7 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
     Args:
         problem: the federation.
         batch: minibatch size B of the stochastic oracle (σ² scales with it).
-        replace: empirical minibatches drawn with replacement (default: without, as in :mod:`solvers.oracles`).
+        replace: empirical minibatches drawn with replacement (default: without, as in :mod:`fedrates.solvers.oracles`).
         reference_point: ŵ (e.g. the certified minimiser of φ): σ²(ŵ) is reported and Δ_i* uses w* = ŵ.
         radius: domain radius ρ overriding ``problem.radius`` for H and σ² (which need a bounded domain).
         dense_limit: largest dimension for which the suprema are computed exactly (see module docstring).

@@ -46,9 +46,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from solvers.errors import InputError
-from solvers.penalties import L1, Nuclear, Penalty, Zero, project_ball, soft_threshold
+from fedrates.solvers.errors import InputError
+from fedrates.solvers.penalties import L1, Nuclear, Penalty, Zero, project_ball, soft_threshold
 
 __all__ = ["CProxResult", "cprox", "cfedda_prox_arguments", "soft_then_project", "project_l1_ball"]
 

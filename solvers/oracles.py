@@ -29,9 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
-from solvers.problems.base import Problem
-from solvers.problems.datafits import DenseQuadratic, GaussianPopulation, SampleLeastSquares
+from fedrates.solvers.problems.base import Problem
+from fedrates.solvers.problems.datafits import DenseQuadratic, GaussianPopulation, SampleLeastSquares
 
 __all__ = ["Streams", "make_streams", "minibatch_gradients", "exact_gradients", "GradientOracle"]
 
@@ -98,7 +97,7 @@ def _indices(u: np.ndarray, n: int, batch: int, replace: bool) -> np.ndarray:
 
 def _check_batch(problem: Problem, batch: int, replace: bool) -> None:
     if problem.sampling == "empirical" and not replace and batch > problem.datafit.samples:
-        from solvers.errors import InputError
+        from fedrates.solvers.errors import InputError
 
         raise InputError(f"batch={batch} exceeds the {problem.datafit.samples} samples of a client "
                          "(sampling without replacement); expected batch <= samples")

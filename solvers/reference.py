@@ -50,7 +50,7 @@ extended precision and the allowance ‖e‖(ρ + ‖w‖) (from |⟨e, x − w�
 
 **Target.**  gap ≤ tol·max(1, |φ(ŵ)|) (tol = 1e-11 by default), else :class:`VerificationError`.
 
-The fast path is in :mod:`solvers._reference_fast`; the cvxpy path writes the loss as ½‖Mw − v‖² + κ with
+The fast path is in :mod:`fedrates.solvers._reference_fast`; the cvxpy path writes the loss as ½‖Mw − v‖² + κ with
 Mᵀ = the Cholesky factor of Q̄ (eigen-factor when singular) and solves with Clarabel at tolerances 1e-12; its point
 is certified by (★) and, if not good enough, polished by the fast path.
 """
@@ -65,13 +65,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
-
-from solvers import _cache
-from solvers._reference_fast import UNIT, Gram, inside_ball, matvec, solve_fast
-from solvers.errors import InputError, VerificationError, unknown_name
-from solvers.penalties import L1, Nuclear, Zero, soft_threshold
-from solvers.problems.base import Problem
-from solvers.problems.datafits import GaussianPopulation, SampleLeastSquares
+from fedrates.solvers import _cache
+from fedrates.solvers._reference_fast import UNIT, Gram, inside_ball, matvec, solve_fast
+from fedrates.solvers.errors import InputError, VerificationError, unknown_name
+from fedrates.solvers.penalties import L1, Nuclear, Zero, soft_threshold
+from fedrates.solvers.problems.base import Problem
+from fedrates.solvers.problems.datafits import GaussianPopulation, SampleLeastSquares
 
 __all__ = ["Reference", "solve", "certify", "METHODS", "DEFAULT_TOL"]
 
@@ -327,7 +326,7 @@ def solve(problem: Problem, method: str = "auto", tol: float = DEFAULT_TOL, cach
 
     ``method``: ``fast`` (FISTA + active-set Newton, :mod:`solvers._reference_fast`), ``cvxpy`` (Clarabel on the
     factored loss, certified and polished if needed) or ``auto`` (fast, falling back to cvxpy).  With ``cache``
-    the result is stored on disk (:mod:`solvers._cache`); a cached entry is re-certified before use.
+    the result is stored on disk (:mod:`fedrates.solvers._cache`); a cached entry is re-certified before use.
     Raises :class:`VerificationError` when the certified gap stays above the target.
     """
     _validate(method, tol)

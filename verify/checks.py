@@ -2,7 +2,7 @@
 
 Each check returns a :class:`CheckResult` with the verdict (``pass``, ``fail``, ``inconclusive``), what was
 measured, what was predicted, and the tolerance.  Claims add the theorem's conditions first: a claim whose
-conditions fail is ``conditions-not-met`` and no check is run (see :mod:`verify.claims.base`).
+conditions fail is ``conditions-not-met`` and no check is run (see :mod:`fedrates.verify.claims.base`).
 
 Array conventions: ``y`` has shape (S, P) — S seeds × P sweep points; ``x`` has shape (P,).
 """
@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from verify import stats
-from verify import tolerances as tol
+from fedrates.verify import stats
+from fedrates.verify import tolerances as tol
 
 __all__ = [
     "CheckResult",

@@ -13,17 +13,17 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from solvers.errors import InputError
+from fedrates.solvers.errors import InputError
 
 #: sub-command modules, in the order they appear in ``fedrates --help``
 COMMAND_MODULES = (
-    "verify.commands.listing",
-    "verify.commands.reference",
-    "verify.commands.constants",
-    "verify.commands.run",
-    "verify.commands.explore",
-    "verify.commands.verify",
-    "verify.commands.report",
+    "fedrates.verify.commands.listing",
+    "fedrates.verify.commands.reference",
+    "fedrates.verify.commands.constants",
+    "fedrates.verify.commands.run",
+    "fedrates.verify.commands.explore",
+    "fedrates.verify.commands.verify",
+    "fedrates.verify.commands.report",
 )
 
 

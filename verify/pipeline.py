@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-
-from solvers.errors import InputError
-from verify import records as rec
-from verify.claims.base import Claim
-from verify.sweep import run_claims
+from fedrates.solvers.errors import InputError
+from fedrates.verify import records as rec
+from fedrates.verify.claims.base import Claim
+from fedrates.verify.sweep import run_claims
 
 __all__ = ["verify_claims", "judge_all", "collect_errata"]
 
@@ -47,7 +46,7 @@ def judge_all(claims: Sequence[Claim], records: dict[str, pd.DataFrame], errors:
 
 def collect_errata(claims: Sequence[Claim]) -> list[dict[str, str]]:
     """Errata of the theorems behind the claims (from the catalogue notes), plus claim-level errata."""
-    from bounds import catalog
+    from fedrates.bounds import catalog
 
     by_text: dict[str, dict[str, str]] = {}  # one entry per erratum, listing every theorem it concerns
     for claim in claims:
@@ -87,11 +86,11 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
     rec.write_records(records, out / "records.parquet", provenance)
     rec.write_json_atomic(verdicts, out / "verdicts.json")
     rec.write_json_atomic(errata, out / "errata.json")
-    from reports.html import render_html
+    from fedrates.reports.html import render_html
 
     render_html(records, verdicts, provenance, errata, out / "report.html")
     if write_pdf:
-        from reports.pdf import render_pdf
+        from fedrates.reports.pdf import render_pdf
 
         render_pdf(records, verdicts, provenance, errata, out / "report.pdf")
     return {"verdicts": verdicts, "records": records, "provenance": provenance, "errata": errata}

@@ -12,77 +12,32 @@ Failure messages show measured vs predicted.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from typing import Any
 
-import numpy as np
-import pandas as pd
 import pytest
 
-from verify import checks
-from verify import tolerances as _tolerances
+_LAZY = ("assert_rate", "assert_bound", "RateAssertionError")
 
-__all__ = ["assert_rate", "assert_bound", "RateAssertionError"]
-
-
-class RateAssertionError(AssertionError):
-    """A conformance assertion failed; the message shows measured vs predicted."""
+# The plugin loads in every pytest run of an environment where fedrates is installed: it imports nothing heavy at
+# load time. The assertion helpers live in fedrates.verify.conformance and are re-exported lazily.
 
 
-def _pivot(records: pd.DataFrame, var: str, metric: str | None) -> tuple[np.ndarray, np.ndarray]:
-    sub = records if metric is None else records[records["metric"] == metric]
-    if sub.empty:
-        raise RateAssertionError(f"no records for metric {metric!r}")
-    table = sub.pivot_table(index="seed", columns=var, values="value", aggfunc="last").sort_index()
-    return table.columns.to_numpy(dtype=float), table.to_numpy(dtype=float)
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from fedrates.verify import conformance
 
-
-def assert_rate(records: pd.DataFrame, var: str, expected: float, tol: float = _tolerances.SLOPE_TOLERANCE,
-                metric: str | None = None) -> checks.CheckResult:
-    """Assert that mean(value) ∝ var^expected (log–log slope over seeds, bootstrap CI)."""
-    x, y = _pivot(records, var, metric)
-    result = checks.rate_exponent(x, y, expected, tol, variable=var)
-    if result.verdict != "pass":
-        raise RateAssertionError(f"rate in {var}: measured {result.measured}, predicted {result.predicted} "
-                                 f"{result.tolerance} -> {result.verdict}: {result.message}")
-    return result
-
-
-def assert_bound(records: pd.DataFrame, theorem_id: str, values: Mapping[str, float] | None = None,
-                 var: str | None = None, metric: str | None = None,
-                 symbol_for: Mapping[str, str] | None = None) -> checks.CheckResult:
-    """Assert E[value] ≤ rhs of an explicit theorem at every sweep point.
-
-    The bound per point is the ``bound`` column of the records when present; otherwise the theorem's rhs is
-    evaluated with ``values`` plus, for each point, ``{symbol_for[var]: x}`` (e.g. ``{"iterations": "T"}``).
-    """
-    from bounds import catalog
-
-    theorem = catalog.get(theorem_id)
-    if theorem.kind not in ("explicit", "contraction"):
-        raise RateAssertionError(f"{theorem_id} has kind '{theorem.kind}': it hides constants; use assert_rate")
-    sub = records if metric is None else records[records["metric"] == metric]
-    x_col = var or ("iterations" if "iterations" in sub else "round")
-    x, y = _pivot(sub, x_col, None)
-    if "bound" in sub and np.isfinite(sub["bound"]).all():
-        bound = sub.groupby(x_col)["bound"].first().reindex(x).to_numpy(dtype=float)
-    else:
-        if values is None or symbol_for is None or x_col not in symbol_for:
-            raise RateAssertionError("no bound column: pass values= and symbol_for={var: symbol}")
-        bound = np.array([theorem.evaluate({**values, symbol_for[x_col]: float(v)}) for v in x])
-    result = checks.bound_holds(y, bound)
-    if result.verdict != "pass":
-        raise RateAssertionError(f"{theorem_id}: measured {result.measured}, predicted {result.predicted} "
-                                 f"-> {result.verdict}: {result.message}")
-    return result
+        return getattr(conformance, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @pytest.fixture
-def fedrates_records() -> Callable[..., pd.DataFrame]:
+def fedrates_records() -> Callable[..., Any]:
     """Run one catalogued claim's sweep (no cache) and return its records."""
 
-    def run(claim_id: str, profile: str = "quick", seed: int = 0) -> pd.DataFrame:
-        from verify import claims
-        from verify.sweep import run_claims
+    def run(claim_id: str, profile: str = "quick", seed: int = 0) -> Any:
+        from fedrates.verify import claims
+        from fedrates.verify.sweep import run_claims
 
         claim = claims.get(claim_id)
         result = run_claims([claim], profile, None, jobs=1, base_seed=seed)

@@ -16,7 +16,7 @@ BOOTSTRAP = 2000
 #: Rate exponents: a fitted log–log slope agrees with the symbolic exponent p when |slope − p| ≤ 0.25.  Over the
 #: one-to-two decades swept by the profiles, the sub-leading terms of the bounds (e.g. T^{-2} and T^{-3} next to
 #: T^{-1}) shift the local slope by up to ~0.15 at the chosen regime boundaries (the sweeps start ≥ 5× past the
-#: crossover computed by ``bounds.analysis``), and seed noise adds ~0.05; 0.25 leaves a margin while still
+#: crossover computed by ``fedrates.bounds.analysis``), and seed noise adds ~0.05; 0.25 leaves a margin while still
 #: rejecting every broken variant of the soundness tests (their slopes differ by ≥ 0.5 or plateau at 0).
 SLOPE_TOLERANCE = 0.25
 

@@ -1,6 +1,6 @@
 """The catalogue of theorems, one module per seed paper.
 
-Each module ``bounds.catalog.<paper>`` defines ``THEOREMS: tuple[Theorem, ...]``.  Papers: ``bao`` (seed 000),
+Each module ``fedrates.bounds.catalog.<paper>`` defines ``THEOREMS: tuple[Theorem, ...]``.  Papers: ``bao`` (seed 000),
 ``bylinkin`` (001), ``dinh`` (002), ``das`` (003), ``buttaci`` (004).
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
-from bounds.theorem import Theorem
-from solvers.errors import unknown_name
+from fedrates.bounds.theorem import Theorem
+from fedrates.solvers.errors import unknown_name
 
 __all__ = ["PAPERS", "all_theorems", "get", "ids"]
 
@@ -22,9 +22,9 @@ def _load() -> dict[str, Theorem]:
     out: dict[str, Theorem] = {}
     for paper in PAPERS:
         try:
-            module = importlib.import_module(f"bounds.catalog.{paper}")
+            module = importlib.import_module(f"fedrates.bounds.catalog.{paper}")
         except ModuleNotFoundError as exc:
-            if exc.name == f"bounds.catalog.{paper}":
+            if exc.name == f"fedrates.bounds.catalog.{paper}":
                 continue
             raise
         for theorem in module.THEOREMS:
@@ -48,7 +48,7 @@ def ids() -> list[str]:
 
 
 def get(theorem_id: str) -> Theorem:
-    """The theorem with this id; unknown ids raise :class:`solvers.errors.InputError` with a suggestion."""
+    """The theorem with this id; unknown ids raise :class:`fedrates.solvers.errors.InputError` with a suggestion."""
     table = _load()
     if theorem_id not in table:
         raise unknown_name("theorem", theorem_id, table)

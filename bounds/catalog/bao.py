@@ -17,9 +17,8 @@ Conventions used throughout (see the notes of each theorem):
 from __future__ import annotations
 
 import sympy as sp
-
-from bounds.symbols import syms
-from bounds.theorem import Note, Theorem
+from fedrates.bounds.symbols import syms
+from fedrates.bounds.theorem import Note, Theorem
 
 __all__ = ["THEOREMS", "A", "GAMMA"]
 

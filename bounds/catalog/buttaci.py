@@ -20,9 +20,8 @@ is the average of E||grad f(w-bar_{t,k})||^2 over 0 <= t < T, 0 <= k < E (``grad
 from __future__ import annotations
 
 import sympy as sp
-
-from bounds.symbols import sym
-from bounds.theorem import Note, Theorem
+from fedrates.bounds.symbols import sym
+from fedrates.bounds.theorem import Note, Theorem
 
 __all__ = ["THEOREMS"]
 

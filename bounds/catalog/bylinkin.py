@@ -19,9 +19,8 @@ AccExtragradient for its subproblem).
 from __future__ import annotations
 
 import sympy as sp
-
-from bounds.symbols import sym
-from bounds.theorem import Note, Theorem
+from fedrates.bounds.symbols import sym
+from fedrates.bounds.theorem import Note, Theorem
 
 __all__ = ["THEOREMS"]
 

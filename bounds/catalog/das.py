@@ -25,9 +25,8 @@ Trajectory-dependent averages that appear on the right-hand sides are symbols me
 from __future__ import annotations
 
 import sympy as sp
-
-from bounds.symbols import sym
-from bounds.theorem import Note, Theorem
+from fedrates.bounds.symbols import sym
+from fedrates.bounds.theorem import Note, Theorem
 
 __all__ = ["THEOREMS"]
 

@@ -15,9 +15,8 @@ problem, not a bound, and is not catalogued.
 from __future__ import annotations
 
 import sympy as sp
-
-from bounds.symbols import sym
-from bounds.theorem import Note, Theorem
+from fedrates.bounds.symbols import sym
+from fedrates.bounds.theorem import Note, Theorem
 
 __all__ = ["THEOREMS"]
 

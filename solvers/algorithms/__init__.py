@@ -1,4 +1,4 @@
-"""Federated algorithms: protocol, registry and runner (:mod:`solvers.algorithms.base`) and the algorithms.
+"""Federated algorithms: protocol, registry and runner (:mod:`fedrates.solvers.algorithms.base`) and the algorithms.
 
 ``get(name)`` → class, ``names()``, ``make(name, **hyper)``, ``run(name_or_algorithm, problem, rounds, ...)`` →
 :class:`Trace`, ``run_batch(..., seeds=...)`` → :class:`BatchTrace`.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from solvers.algorithms.base import (
+from fedrates.solvers.algorithms.base import (
     COLUMNS,
     Algorithm,
     BatchTrace,

@@ -23,7 +23,7 @@ minibatch size of the stochastic gradients).
 (sorted; m of K drawn uniformly without replacement from each replica's server stream, or all clients when
 ``participating`` is None), ``ctx.weights`` (R, m) the weights π_k renormalised over the participants, and
 ``ctx.gradients(W, clients=None)`` → gradients of the participants (or of ``clients``) at W (R, m, *shape):
-exact ∇f_k, or minibatch gradients drawn from each client's own stream (:mod:`solvers.oracles`).
+exact ∇f_k, or minibatch gradients drawn from each client's own stream (:mod:`fedrates.solvers.oracles`).
 
 **Registry.**  ``@register`` a class with a ``name`` class attribute; :func:`get`, :func:`names`, :func:`make`.
 
@@ -45,10 +45,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-
-from solvers.algorithms._trace import COLUMNS, METRICS, BatchTrace, Metrics, Trace
-from solvers.errors import InputError, VerificationError, unknown_name
-from solvers.oracles import GradientOracle, make_streams
+from fedrates.solvers.algorithms._trace import COLUMNS, METRICS, BatchTrace, Metrics, Trace
+from fedrates.solvers.errors import InputError, VerificationError, unknown_name
+from fedrates.solvers.oracles import GradientOracle, make_streams
 
 __all__ = [
     "Algorithm", "RoundContext", "Trace", "BatchTrace", "COLUMNS", "hyper", "register", "get", "names", "make",
@@ -218,9 +217,9 @@ def _resolve(algorithm: Algorithm | str, hyper_values: dict[str, Any]) -> Algori
 def _default_reference(problem: Any, warnings: list[str]) -> Any | None:
     """``solvers.reference.solve(problem)``; None (metrics against the optimum are NaN) if it cannot certify."""
     try:
-        module = importlib.import_module("solvers.reference")
+        module = importlib.import_module("fedrates.solvers.reference")
     except ModuleNotFoundError as exc:
-        if exc.name == "solvers.reference":
+        if exc.name == "fedrates.solvers.reference":
             warnings.append("no reference solver available; objective gap and distance to optimum are NaN")
             return None
         raise
@@ -283,10 +282,10 @@ def run_batch(
         rounds: communication rounds R ≥ 1.
         seeds: one replica per seed; replica r uses ``make_streams(seeds[r], K)``.
         participating: clients per round m (uniform without replacement from the server stream), None = all.
-        gradients: ``stochastic`` (minibatches, see :mod:`solvers.oracles`) or ``exact``.
+        gradients: ``stochastic`` (minibatches, see :mod:`fedrates.solvers.oracles`) or ``exact``.
         record_every: record metrics every this many rounds (and at rounds 0 and R).
         w0: initial point (*shape) or (R, *shape); zeros by default.
-        reference: object with ``.w`` and ``.value`` (certified optimum); default ``solvers.reference.solve``.
+        reference: object with ``.w`` and ``.value`` (certified optimum); default ``fedrates.solvers.reference.solve``.
         replace: draw empirical minibatches with replacement.
         callback: called as ``callback(round, state)`` after every round (diagnostics).
     """

@@ -7,7 +7,7 @@ norm used only for the constraint.
 
     CProx_r(z) = argmin_{w∈𝒲, R(w−w₀)≤ε₀} ⟨w, z − γEw₀⟩ + (μA_r/2 + γ)E‖w‖²/2 + A_rEλR(w)        (§3.3)
 
-computed exactly by :func:`solvers.cprox.cprox` (reduced form v = (γEw₀ − z)/(Ec), κ = A_rλ/c, c = μA_r/2 + γ).
+computed exactly by :func:`fedrates.solvers.cprox.cprox` (reduced form v = (γEw₀ − z)/(Ec), κ = A_rλ/c, c = μA_r/2 + γ).
 Round r: every participating client starts at the server point w̄_r with the server's cumulative gradient g and,
 for t = rE, …, rE + E − 1,
 
@@ -54,12 +54,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-from solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
-from solvers.algorithms.fast_fedda import resolve_weights, weight_conditions
-from solvers.algorithms.fedda import composite_support
-from solvers.cprox import cfedda_prox_arguments, cprox
-from solvers.errors import InputError
+from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
+from fedrates.solvers.algorithms.fast_fedda import resolve_weights, weight_conditions
+from fedrates.solvers.algorithms.fedda import composite_support
+from fedrates.solvers.cprox import cfedda_prox_arguments, cprox
+from fedrates.solvers.errors import InputError
 
 __all__ = ["CFedDA", "MCFedDA", "psi_from_truth"]
 

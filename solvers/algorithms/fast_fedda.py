@@ -49,10 +49,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-from solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
-from solvers.algorithms.fedda import composite_support
-from solvers.errors import InputError
+from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
+from fedrates.solvers.algorithms.fedda import composite_support
+from fedrates.solvers.errors import InputError
 
 __all__ = ["FastFedDA", "exact_curvature", "resolve_weights"]
 

@@ -11,7 +11,7 @@ Round r with participants S_r (weights p_k = π_k / Σ_{j∈S_r} π_j):
 FedAvg, which has no domain), the identity otherwise.  With η_s ≤ 1 the server point is a convex combination of
 points of the ball and the server projection is inactive.  Returned point: the server iterate x_R.
 
-FedProx (:mod:`solvers.algorithms.fedprox`) reuses this round with an extra local proximal term.
+FedProx (:mod:`fedrates.solvers.algorithms.fedprox`) reuses this round with an extra local proximal term.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-from solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
-from solvers.penalties import project_ball
+from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
+from fedrates.solvers.penalties import project_ball
 
 
 def smooth_only(name: str, problem: Any) -> str | None:

@@ -34,9 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-from solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
-from solvers.penalties import project_ball
+from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
+from fedrates.solvers.penalties import project_ball
 
 SUPPORTED_PENALTIES = ("zero", "l1", "nuclear")
 

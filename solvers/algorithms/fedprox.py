@@ -17,9 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from solvers.algorithms.base import hyper, register
-from solvers.algorithms.fedavg import FedAvg
+from fedrates.solvers.algorithms.base import hyper, register
+from fedrates.solvers.algorithms.fedavg import FedAvg
 
 
 @register

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from solvers.errors import unknown_name
-from solvers.problems import lasso, quadratic, trace
-from solvers.problems._params import Family, resolve
-from solvers.problems.base import Problem
+from fedrates.solvers.errors import unknown_name
+from fedrates.solvers.problems import lasso, quadratic, trace
+from fedrates.solvers.problems._params import Family, resolve
+from fedrates.solvers.problems.base import Problem
 
 __all__ = ["Problem", "make", "names", "presets", "family", "FAMILIES"]
 

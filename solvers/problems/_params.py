@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from solvers.errors import InputError, unknown_name
+from fedrates.solvers.errors import InputError, unknown_name
 
 __all__ = ["Param", "Family", "resolve"]
 

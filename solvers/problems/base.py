@@ -2,12 +2,12 @@
 
     φ(w) = Σ_k π_k f_k(w) + h(w),   w ∈ 𝒲 = {‖w‖₂ ≤ ρ} (or ℝ^shape when ``radius`` is None),
 
-with per-client quadratic datafits f_k (:mod:`solvers.problems.datafits`), weights π_k ≥ 0 summing to one, a
+with per-client quadratic datafits f_k (:mod:`fedrates.solvers.problems.datafits`), weights π_k ≥ 0 summing to one, a
 penalty h = λR (:mod:`solvers.penalties`) and an optional Euclidean (Frobenius) ball.  Models have shape ``shape``
 (``(p,)`` for vectors, ``(d1, d2)`` for matrices); datafits work on the flattened model of dimension
 ``dim = prod(shape)``.
 
-Stochastic gradients (see :mod:`solvers.oracles`) follow ``sampling``:
+Stochastic gradients (see :mod:`fedrates.solvers.oracles`) follow ``sampling``:
 
 * ``"empirical"``  — minibatches drawn from the client's own samples (Bao et al. 2022 §3: empirical losses);
 * ``"population"`` — fresh samples from the client's population distribution (Bao et al. 2022 §2); the
@@ -25,9 +25,8 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-
-from solvers.penalties import Penalty
-from solvers.problems.datafits import Datafit, GaussianPopulation, SampleLeastSquares
+from fedrates.solvers.penalties import Penalty
+from fedrates.solvers.problems.datafits import Datafit, GaussianPopulation, SampleLeastSquares
 
 __all__ = ["Problem", "SAMPLINGS"]
 

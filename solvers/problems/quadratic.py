@@ -24,12 +24,11 @@ Structures (``structure``):
 from __future__ import annotations
 
 import numpy as np
-
-from solvers.errors import InputError
-from solvers.penalties import L1, Zero
-from solvers.problems._params import Family, Param
-from solvers.problems.base import Problem
-from solvers.problems.datafits import DenseQuadratic
+from fedrates.solvers.errors import InputError
+from fedrates.solvers.penalties import L1, Zero
+from fedrates.solvers.problems._params import Family, Param
+from fedrates.solvers.problems.base import Problem
+from fedrates.solvers.problems.datafits import DenseQuadratic
 
 STRUCTURES = ("random", "factors", "similar", "clustered", "realisable")
 

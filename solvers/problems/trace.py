@@ -14,12 +14,11 @@ Preset ``bao-trace``: 32 × 32, rank 16, 64 clients × 128 samples, h = 1, σ_ε
 from __future__ import annotations
 
 import numpy as np
-
-from solvers.errors import InputError
-from solvers.penalties import Nuclear
-from solvers.problems._params import Family, Param
-from solvers.problems.base import Problem
-from solvers.problems.datafits import GaussianPopulation, SampleLeastSquares
+from fedrates.solvers.errors import InputError
+from fedrates.solvers.penalties import Nuclear
+from fedrates.solvers.problems._params import Family, Param
+from fedrates.solvers.problems.base import Problem
+from fedrates.solvers.problems.datafits import GaussianPopulation, SampleLeastSquares
 
 PARAMETERS = {
     "clients": Param(8, "int", "number of clients K >= 1", low=1),

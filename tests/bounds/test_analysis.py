@@ -6,10 +6,9 @@ import math
 
 import pytest
 import sympy as sp
-
-from bounds import analysis
-from bounds.catalog import get
-from solvers.errors import InputError
+from fedrates.bounds import analysis
+from fedrates.bounds.catalog import get
+from fedrates.solvers.errors import InputError
 
 x = sp.Symbol("x", positive=True)
 VALS = dict(K=4.0, E=2.0, mu=0.5, L=1.0, Lam=1.0, H=1.0, rho=1.0, sigma=1.0, B=1.0, a=8.0)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from bounds.catalog import get
+from fedrates.bounds.catalog import get
 
 # a generic point satisfying the conditions of Theorems 2.1/3.1 (a = 4L/mu = 40, T >= E(a+1))
 P = dict(T=5000.0, K=8.0, E=5.0, R=999.0, mu=1 / 3, L=10 / 3, Lam=5.0, H=3.0, rho=5.0, sigma=2.0, B=4.0, a=40.0,
@@ -147,7 +146,7 @@ def test_thm32_stage_budgets_printed_and_corrected():
 def test_every_bao_theorem_has_a_numeric_test():
     import sys
 
-    from bounds.catalog import all_theorems
+    from fedrates.bounds.catalog import all_theorems
 
     source = open(sys.modules[__name__].__file__).read()
     untested = [t.id for t in all_theorems("bao") if f'"{t.id}"' not in source]
@@ -164,7 +163,7 @@ def test_conditions_at_point_hold_and_a_violation_is_named():
 
 
 def test_evaluate_errors_name_the_problem():
-    from solvers.errors import InputError
+    from fedrates.solvers.errors import InputError
 
     th = get("bao.thm2.1")
     with pytest.raises(InputError, match="needs values for: B"):

@@ -11,9 +11,8 @@ import math
 
 import pytest
 import sympy as sp
-
-from bounds.catalog import all_theorems, get
-from bounds.symbols import VOCABULARY, sym
+from fedrates.bounds.catalog import all_theorems, get
+from fedrates.bounds.symbols import VOCABULARY, sym
 
 # a point satisfying every condition: gamma = 1/(2 E (L + alpha)) = 0.04 <= 1/(2L), 1/(alpha + mu), 1/alpha, 1/(beta mu)
 P = {

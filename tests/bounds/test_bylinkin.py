@@ -10,9 +10,8 @@ import math
 
 import pytest
 import sympy as sp
-
-from bounds.catalog import all_theorems, get
-from bounds.symbols import sym
+from fedrates.bounds.catalog import all_theorems, get
+from fedrates.bounds.symbols import sym
 
 P = dict(delta_f=0.05, delta_g=0.5, mu=0.01, eps=1e-6, sigma=0.3, theta=0.2, theta_g=0.5, p=0.3, q=0.2,
          Phi_k=2.5, Phic_k=1.7, V_0=3.0, W_0=5.0, D_x_x0=1.1, D_x_xT=0.7, D_x0_xT=0.4)

@@ -6,10 +6,9 @@ import math
 
 import pytest
 import sympy as sp
-
-from bounds import analysis
-from bounds.catalog import all_theorems
-from bounds.symbols import VOCABULARY
+from fedrates.bounds import analysis
+from fedrates.bounds.catalog import all_theorems
+from fedrates.bounds.symbols import VOCABULARY
 
 #: generic values per symbol (fallback 2.0), chosen so the usual conditions hold (a >= 4L/mu, T >= a, ...)
 TABLE = {

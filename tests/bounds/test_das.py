@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
-
-from bounds.catalog import all_theorems, get
-from bounds.symbols import VOCABULARY, sym
+from fedrates.bounds.catalog import all_theorems, get
+from fedrates.bounds.symbols import VOCABULARY, sym
 
 # one point satisfying every condition of the paper (rho E/alpha = 0.15 <= 1/2, C-hat = 10 >= 4 sqrt(L Dmax) = 4)
 P = {

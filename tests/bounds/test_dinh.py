@@ -9,9 +9,8 @@ import math
 
 import pytest
 import sympy as sp
-
-from bounds.catalog import all_theorems, get
-from bounds.symbols import sym
+from fedrates.bounds.catalog import all_theorems, get
+from fedrates.bounds.symbols import sym
 
 # a point inside the theory regime: L = 1, lambda = 0.5, mu = 10, theta = 0.3 (Theta > 0, beta_min ~ 12.70)
 P = dict(L=1.0, lam=0.5, mu=10.0, theta=0.3, sigma_bar_sq=0.05, beta=13.0, tau=96.0, a=30.0, eta=0.07,

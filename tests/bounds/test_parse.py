@@ -6,9 +6,8 @@ import math
 
 import pytest
 import sympy as sp
-
-from bounds.parse import parse_assignments, parse_expression, parse_number
-from solvers.errors import InputError
+from fedrates.bounds.parse import parse_assignments, parse_expression, parse_number
+from fedrates.solvers.errors import InputError
 
 NAMES = ["mu", "L", "T", "a"]
 

@@ -1,4 +1,4 @@
-"""`fedrates explore` and `fedrates list`: two end-to-end subprocess runs, the rest through ``verify.cli.main``
+"""`fedrates explore` and `fedrates list`: two end-to-end subprocess runs, the rest through ``fedrates.verify.cli.main``
 in-process (same code path after the imports, much faster)."""
 
 from __future__ import annotations
@@ -8,8 +8,7 @@ import subprocess
 import sys
 
 import pytest
-
-from verify.cli import main
+from fedrates.verify.cli import main
 
 VALS = ["mu=0.5", "L=1", "a=8", "T=1e4", "K=4", "E=2", "Lam=1", "H=1", "rho=1", "sigma=1", "B=1"]
 

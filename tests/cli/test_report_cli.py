@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from verify import cli
-from verify.records import empty_records, provenance, write_json_atomic, write_records
+from fedrates.verify import cli
+from fedrates.verify.records import empty_records, provenance, write_json_atomic, write_records
 
 CLAIMS = ("bao.thm2.1/rate-T", "das.thm5/speedup-K")
 

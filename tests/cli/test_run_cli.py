@@ -8,9 +8,8 @@ import sys
 
 import pandas as pd
 import pytest
-
-from solvers.algorithms import COLUMNS
-from verify.cli import main
+from fedrates.solvers.algorithms import COLUMNS
+from fedrates.verify.cli import main
 
 SMALL = ["--problem", "quadratic", "--set", "dim=4", "--set", "clients=4", "--set", "lam=0.05"]
 

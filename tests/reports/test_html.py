@@ -11,9 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from fedrates.reports import figures, html
 from matplotlib.figure import Figure
-
-from reports import figures, html
 
 HOSTILE = "<script>alert(1)</script>"
 QUOTES = "\"&'"
@@ -252,8 +251,7 @@ def test_reports_import_no_upper_layer() -> None:
 
 def test_comparison_claims_get_a_categorical_figure():
     import pandas as pd
-
-    from reports.figures import claim_figure
+    from fedrates.reports.figures import claim_figure
 
     records = pd.DataFrame({"seed": [0, 0, 1, 1], "algorithm": ["a", "b", "a", "b"], "round": 5,
                             "metric": "distance_to_truth", "value": [1.0, 2.0, 1.1, 2.2]})

@@ -6,8 +6,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
-
-from reports import pdf
+from fedrates.reports import pdf
 
 
 def _pages(path: Path) -> int:

@@ -7,14 +7,13 @@ import warnings
 import cvxpy as cp
 import numpy as np
 import pytest
-
-from solvers import problems
-from solvers.algorithms import make, run, run_batch
-from solvers.errors import InputError
-from solvers.penalties import Zero
-from solvers.problems.base import Problem
-from solvers.problems.datafits import DenseQuadratic
-from solvers.reference import solve
+from fedrates.solvers import problems
+from fedrates.solvers.algorithms import make, run, run_batch
+from fedrates.solvers.errors import InputError
+from fedrates.solvers.penalties import Zero
+from fedrates.solvers.problems.base import Problem
+from fedrates.solvers.problems.datafits import DenseQuadratic
+from fedrates.solvers.reference import solve
 
 
 def toy(radius=None) -> Problem:

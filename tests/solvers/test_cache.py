@@ -8,8 +8,7 @@ import json
 
 import numpy as np
 import pytest
-
-from solvers import _cache, problems, reference
+from fedrates.solvers import _cache, problems, reference
 
 
 @pytest.fixture

@@ -10,13 +10,12 @@ import itertools
 
 import numpy as np
 import pytest
+from fedrates.solvers import problems
+from fedrates.solvers._trs import maximize_on_ball
+from fedrates.solvers.constants import DEFINITIONS, compute, minibatch_variance
+from fedrates.solvers.errors import InputError
+from fedrates.solvers.oracles import make_streams, minibatch_gradients
 from scipy.optimize import minimize
-
-from solvers import problems
-from solvers._trs import maximize_on_ball
-from solvers.constants import DEFINITIONS, compute, minibatch_variance
-from solvers.errors import InputError
-from solvers.oracles import make_streams, minibatch_gradients
 
 Z = 5.0
 

@@ -7,12 +7,11 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-
-from solvers import algorithms as alg
-from solvers import problems
-from solvers.algorithms.base import Algorithm, hyper
-from solvers.errors import InputError
-from solvers.oracles import GradientOracle, exact_gradients, make_streams, minibatch_gradients
+from fedrates.solvers import algorithms as alg
+from fedrates.solvers import problems
+from fedrates.solvers.algorithms.base import Algorithm, hyper
+from fedrates.solvers.errors import InputError
+from fedrates.solvers.oracles import GradientOracle, exact_gradients, make_streams, minibatch_gradients
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +117,7 @@ def test_rank_is_numerical_rank():
 
 
 def test_metrics_are_nan_without_reference(quad, monkeypatch):
-    import solvers.algorithms.base as base
+    import fedrates.solvers.algorithms.base as base
 
     monkeypatch.setattr(base, "_default_reference", lambda problem, warnings: None)
     t = alg.run("fedavg", quad, 2, step=0.1)
@@ -270,7 +269,7 @@ def test_minibatch_indices_are_uniform_distinct_subsets():
     the 10 pairs has frequency 1/10: chi-square statistic (9 dof) below 33.7 (p ≈ 1e-4 per seed)."""
     from itertools import combinations
 
-    from solvers.oracles import _indices
+    from fedrates.solvers.oracles import _indices
 
     pairs = {frozenset(c): i for i, c in enumerate(combinations(range(5), 2))}
     for seed in range(3):
@@ -296,7 +295,7 @@ def _floyd(u: np.ndarray, n: int) -> list[int]:
 
 
 def test_minibatch_indices_equal_scalar_floyd():
-    from solvers.oracles import _indices
+    from fedrates.solvers.oracles import _indices
 
     for n, batch in ((5, 2), (12, 12), (64, 10), (1000, 40)):
         u = np.random.default_rng(n).random((4, 3, batch))
@@ -309,7 +308,7 @@ def test_minibatch_indices_equal_scalar_floyd():
 def test_oracle_gradients_equal_per_client_loop(lasso, monkeypatch):
     """GradientOracle rows/chunks/workspace against (1/B) X_bᵀ(X_b w − y_b) per client with scalar Floyd indices
     drawn from the same streams; tiny chunks force several chunks per step and a reused buffer."""
-    import solvers.oracles as oracles
+    import fedrates.solvers.oracles as oracles
 
     monkeypatch.setattr(oracles, "_CHUNK_BYTES", 3 * 4 * 8 * 8)
     R, B, E = 2, 4, 3
@@ -332,7 +331,7 @@ def test_oracle_gradients_equal_per_client_loop(lasso, monkeypatch):
 
 @pytest.mark.parametrize("shape", [(64, 64), (1000, 20), (37, 300), (5, 3)])
 def test_blocked_matvec_equals_matmul(shape):
-    from solvers._reference_fast import matvec
+    from fedrates.solvers._reference_fast import matvec
 
     rng = np.random.default_rng(1)
     A = rng.standard_normal(shape)
@@ -347,7 +346,7 @@ def test_blocked_matvec_equals_matmul(shape):
 
 def test_objective_gap_sparse_and_dense_paths(lasso):
     """Metrics' objective gap (sparse-support and dense quadratic forms) equals φ(w) − φ* from Problem.objective."""
-    from solvers.algorithms._trace import Metrics
+    from fedrates.solvers.algorithms._trace import Metrics
 
     rng = np.random.default_rng(2)
     w_ref = np.zeros(lasso.dim)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from solvers import problems
-from solvers.algorithms import make, run, run_batch
-from solvers.penalties import L1, Zero
-from solvers.problems.base import Problem
-from solvers.problems.datafits import DenseQuadratic
-from solvers.reference import solve
+from fedrates.solvers import problems
+from fedrates.solvers.algorithms import make, run, run_batch
+from fedrates.solvers.penalties import L1, Zero
+from fedrates.solvers.problems.base import Problem
+from fedrates.solvers.problems.datafits import DenseQuadratic
+from fedrates.solvers.reference import solve
 
 
 def toy(penalty=None, radius=None) -> Problem:
@@ -128,7 +127,7 @@ def test_check_reports_small_a_and_broken_variants():
 
 
 def test_needs_strong_convexity():
-    from solvers.errors import InputError
+    from fedrates.solvers.errors import InputError
     p = problems.make("quadratic", structure="factors", clients=2, dim=6, inner=3, seed=0)  # rank-3 Hessians
     with pytest.raises(InputError, match="mu"):
         run("fast_fedda", p, rounds=1, gradients="exact")

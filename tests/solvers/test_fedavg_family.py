@@ -6,13 +6,12 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-
-from solvers import algorithms as alg
-from solvers import problems
-from solvers.oracles import make_streams, minibatch_gradients
-from solvers.penalties import L1, Zero
-from solvers.problems.base import Problem
-from solvers.problems.datafits import DenseQuadratic
+from fedrates.solvers import algorithms as alg
+from fedrates.solvers import problems
+from fedrates.solvers.oracles import make_streams, minibatch_gradients
+from fedrates.solvers.penalties import L1, Zero
+from fedrates.solvers.problems.base import Problem
+from fedrates.solvers.problems.datafits import DenseQuadratic
 
 
 def toy(lam: float = 0.0) -> Problem:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from solvers import problems
-from solvers.oracles import make_streams, minibatch_gradients
+from fedrates.solvers import problems
+from fedrates.solvers.oracles import make_streams, minibatch_gradients
 
 CASES = [
     ("lasso", {"clients": 3, "samples": 10, "dim": 4, "sparsity": 2}),

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fedrates.solvers.penalties import L1, Nuclear, Zero
 from scipy.optimize import minimize
-
-from solvers.penalties import L1, Nuclear, Zero
 
 
 def _prox_objective(pen, v, step, radius):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from solvers import problems
-from solvers.errors import InputError
+from fedrates.solvers import problems
+from fedrates.solvers.errors import InputError
 
 SMALL = {
     "lasso": {"clients": 3, "samples": 7, "dim": 5, "sparsity": 2},

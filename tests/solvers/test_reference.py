@@ -9,13 +9,12 @@ import math
 
 import numpy as np
 import pytest
-
-from solvers import problems, reference
-from solvers._reference_fast import solve_fast
-from solvers.errors import InputError, VerificationError
-from solvers.penalties import L1, Nuclear, Zero
-from solvers.problems.base import Problem
-from solvers.problems.datafits import DenseQuadratic, SampleLeastSquares
+from fedrates.solvers import problems, reference
+from fedrates.solvers._reference_fast import solve_fast
+from fedrates.solvers.errors import InputError, VerificationError
+from fedrates.solvers.penalties import L1, Nuclear, Zero
+from fedrates.solvers.problems.base import Problem
+from fedrates.solvers.problems.datafits import DenseQuadratic, SampleLeastSquares
 
 TOL = 1e-11
 

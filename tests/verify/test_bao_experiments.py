@@ -12,10 +12,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-from solvers.algorithms.c_fedda import CFedDA
-from verify.claims import bao_experiments as bx
-from verify.sweep import run_claims
+from fedrates.solvers.algorithms.c_fedda import CFedDA
+from fedrates.verify.claims import bao_experiments as bx
+from fedrates.verify.sweep import run_claims
 
 CLAIMS = {c.id: c for c in bx.EXPERIMENT_CLAIMS}
 
@@ -40,7 +39,7 @@ def test_registry_ids_and_fields() -> None:
 
 
 def test_curvature_matches_dense_eigenvalues() -> None:
-    from solvers import problems
+    from fedrates.solvers import problems
 
     for samples, dim in ((6, 12), (30, 5)):  # n < d (Gram path) and n >= d (dense path)
         problem = problems.make("lasso", clients=3, samples=samples, dim=dim, sparsity=2, seed=4)

@@ -2,9 +2,8 @@
 
 import numpy as np
 import pytest
-
-from verify import checks
-from verify import tolerances as tol
+from fedrates.verify import checks
+from fedrates.verify import tolerances as tol
 
 
 def _power_law(slope, seeds=20, points=6, noise=0.05, seed=0):

@@ -1,16 +1,15 @@
-"""Rate-conformance tests of seed 000 written with the fedrates pytest plugin (verify.pytest_plugin), the way users
+"""Rate-conformance tests of seed 000 written with the fedrates pytest plugin (fedrates.verify.conformance), as users
 write their own: run a claim's sweep, then assert the rate and the explicit bound on its records."""
 
 import pandas as pd
 import pytest
-
-from verify.pytest_plugin import RateAssertionError, assert_bound, assert_rate
+from fedrates.verify.conformance import RateAssertionError, assert_bound, assert_rate
 
 
 @pytest.fixture(scope="module")
 def rate_records():
-    from verify.claims.bao import CLAIMS
-    from verify.sweep import run_claims
+    from fedrates.verify.claims.bao import CLAIMS
+    from fedrates.verify.sweep import run_claims
 
     claim = next(c for c in CLAIMS if c.id == "bao.thm2.1/rate-T")
     return run_claims([claim], "quick", None).records[claim.id]
@@ -30,7 +29,7 @@ def test_a_wrong_rate_is_rejected_with_measured_and_predicted(rate_records):
 
 def test_explicit_bound_of_theorem_2_1_holds(rate_records):
     # the explicit version of Theorem 2.1 evaluated per point from the theorem itself (no bound column)
-    from verify.claims.bao import CLAIMS
+    from fedrates.verify.claims.bao import CLAIMS
 
     claim = next(c for c in CLAIMS if c.id == "bao.thm2.1/rate-T")
     values = claim._values_at("quick", 1.0)

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from solvers.algorithms.fast_fedda import FastFedDA
-from solvers.penalties import project_ball
-from verify.claims.bao import CLAIMS
-from verify.sweep import run_claims
+from fedrates.solvers.algorithms.fast_fedda import FastFedDA
+from fedrates.solvers.penalties import project_ball
+from fedrates.verify.claims.bao import CLAIMS
+from fedrates.verify.sweep import run_claims
 
 PROFILE = "quick"
 get = {claim.id: claim for claim in CLAIMS}.__getitem__

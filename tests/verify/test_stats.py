@@ -12,8 +12,7 @@ import math
 
 import numpy as np
 import pytest
-
-from verify import stats
+from fedrates.verify import stats
 
 N_SETS = 400
 COVERAGE_WINDOW = (0.90, 0.99)

@@ -5,9 +5,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pytest
-
-from verify.claims.base import Claim
-from verify.sweep import run_claims
+from fedrates.verify.claims.base import Claim
+from fedrates.verify.sweep import run_claims
 
 CALLS: list[tuple] = []
 

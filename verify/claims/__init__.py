@@ -1,4 +1,4 @@
-"""The catalogue of claims: modules ``verify.claims.<name>`` (one or more per paper) define ``CLAIMS``.
+"""The catalogue of claims: modules ``fedrates.verify.claims.<name>`` (one or more per paper) define ``CLAIMS``.
 
 Seed 000 has two: :mod:`verify.claims.bao` (Theorem 2.1 and 3.2 claims) and :mod:`verify.claims.bao_experiments`
 (the §4 comparisons and C-FedDA's Theorem 3.1), whose tuple is called ``EXPERIMENT_CLAIMS``.
@@ -10,8 +10,8 @@ import fnmatch
 import importlib
 from functools import cache
 
-from solvers.errors import InputError, unknown_name
-from verify.claims.base import Claim
+from fedrates.solvers.errors import InputError, unknown_name
+from fedrates.verify.claims.base import Claim
 
 __all__ = ["Claim", "all_claims", "get", "ids", "select"]
 
@@ -22,7 +22,7 @@ MODULES = ("bao", "bao_experiments")
 def _load() -> dict[str, Claim]:
     out: dict[str, Claim] = {}
     for name in MODULES:
-        module = importlib.import_module(f"verify.claims.{name}")
+        module = importlib.import_module(f"fedrates.verify.claims.{name}")
         claims = getattr(module, "CLAIMS", None)
         if claims is None:
             claims = module.EXPERIMENT_CLAIMS

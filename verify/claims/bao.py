@@ -1,8 +1,8 @@
 """Falsifiable claims of seed 000: Bao, Crawshaw, Luo, Liu, "Fast Composite Optimization and Statistical Recovery
 in Federated Learning" (ICML 2022).
 
-Every claim runs the analysed algorithm (the resolved pseudo-code of :mod:`solvers.algorithms.fast_fedda` and
-:mod:`solvers.algorithms.c_fedda`) on an instance whose assumption constants are exact, evaluates the theorem's
+Every claim runs the analysed algorithm (the resolved pseudo-code of :mod:`fedrates.solvers.algorithms.fast_fedda` and
+:mod:`fedrates.solvers.algorithms.c_fedda`) on an instance whose assumption constants are exact, evaluates the theorem's
 conditions on those constants first, and states the regime its sweep covers:
 
 * ``bao.thm2.1/rate-T``      — Fast-FedDA, E[gap] ∝ 1/T where σ̄²/(μT) dominates (regime from bounds.analysis);
@@ -32,9 +32,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from verify import checks
-from verify.claims.base import Claim, evaluate_conditions, matrix, records_from_trace
+from fedrates.verify import checks
+from fedrates.verify.claims.base import Claim, evaluate_conditions, matrix, records_from_trace
 
 __all__ = ["CLAIMS"]
 
@@ -44,7 +43,7 @@ _TINY = float(np.finfo(float).tiny)
 # ---- instances (cached per process) --------------------------------------------------------------------------------
 @cache
 def _instance(family: str, params_json: str, batch: int) -> tuple[Any, Any, Any]:
-    from solvers import constants, problems, reference
+    from fedrates.solvers import constants, problems, reference
 
     params = json.loads(params_json)
     preset = params.pop("preset", None)
@@ -59,13 +58,13 @@ def instance(family: str, params: dict, batch: int = 1) -> tuple[Any, Any, Any]:
 
 
 def _theorem(theorem_id: str) -> Any:
-    from bounds import catalog
+    from fedrates.bounds import catalog
 
     return catalog.get(theorem_id)
 
 
 def _algorithm(claim: Claim, name: str | None = None, **hyper: Any) -> Any:
-    from solvers import algorithms
+    from fedrates.solvers import algorithms
 
     if claim.algorithm_override is not None and (name is None or name == claim.algorithm):
         # the override keeps its own hyperparameters except the sweep's local steps and batch
@@ -93,7 +92,7 @@ def _fast_values(problem: Any, ref: Any, consts: Any, *, T: float, E: int, a: fl
 
 def _noise_regime_start(values: dict[str, float]) -> tuple[float, str]:
     """Start of the interval of T where σ̄²/(μT) is the largest term of Theorem 2.1's rhs."""
-    from bounds import analysis
+    from fedrates.bounds import analysis
 
     regimes = analysis.dominant_regimes(_theorem("bao.thm2.1"), "T", {k: v for k, v in values.items() if k != "T"},
                                         lo=1.0, hi=1e12)
@@ -130,7 +129,7 @@ class _FastFedDAClaim(Claim):
 
     def _run(self, problem: Any, ref: Any, consts: Any, a: float, E: int, T_grid: list[int],
              seeds: list[int]) -> pd.DataFrame:
-        from solvers.algorithms import run_batch
+        from fedrates.solvers.algorithms import run_batch
 
         alg = _algorithm(self, mu=consts.mu, a=a, local_steps=E, batch=1)
         rounds = T_grid[-1] // E
@@ -172,7 +171,7 @@ class FastFedDARate(_TGridClaim):
     """E[φ(ŵ_FF) − φ(ŵ)] ∝ T^{-1} in the σ̄²/(μT)-dominated regime (Theorem 2.1, (4))."""
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
-        from bounds import analysis
+        from fedrates.bounds import analysis
 
         thm = _theorem("bao.thm2.1")
         grid, regime_text = self._grid(profile)
@@ -322,7 +321,7 @@ class MCFedDAPrecision(Claim):
                  "local_steps": self.local_steps, "batch": self.batch, "stages": self.stages}]
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
-        from solvers.algorithms import run_batch
+        from fedrates.solvers.algorithms import run_batch
 
         problem, ref, consts = self._setup()
         alg = _algorithm(self, mu=consts.mu, local_steps=self.local_steps, batch=self.batch, stages=self.stages,

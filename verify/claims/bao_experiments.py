@@ -40,9 +40,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from verify import checks
-from verify.claims.base import Claim, evaluate_conditions, records_from_trace
+from fedrates.verify import checks
+from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
 
 __all__ = ["EXPERIMENT_CLAIMS", "curvature", "given_weights"]
 
@@ -59,7 +58,7 @@ PAPER_STAGE_RADIUS = 5000.0
 # ---- instances (cached per process) --------------------------------------------------------------------------------
 @cache
 def _problem(family: str, params_json: str) -> tuple[Any, Any]:
-    from solvers import problems, reference
+    from fedrates.solvers import problems, reference
 
     params = json.loads(params_json)
     preset = params.pop("preset", None)
@@ -74,15 +73,15 @@ def problem_and_reference(family: str, params: dict) -> tuple[Any, Any]:
 
 def curvature(problem: Any) -> tuple[float, float]:
     """(L, μ) = (max_k λ_max(Q_k), min_k λ_min(Q_k)) of the client Hessians (Assumption 1); see
-    :func:`solvers.algorithms.fast_fedda.exact_curvature` (n × n Gram matrices when n < d)."""
-    from solvers.algorithms.fast_fedda import exact_curvature
+    :func:`fedrates.solvers.algorithms.fast_fedda.exact_curvature` (n × n Gram matrices when n < d)."""
+    from fedrates.solvers.algorithms.fast_fedda import exact_curvature
 
     return exact_curvature(problem)
 
 
 # ---- algorithms with given (μ, a, γ) --------------------------------------------------------------------------------
 def _given_fast_fedda() -> type:
-    from solvers.algorithms.fast_fedda import FastFedDA
+    from fedrates.solvers.algorithms.fast_fedda import FastFedDA
 
     @dataclass(frozen=True, kw_only=True)
     class GivenFastFedDA(FastFedDA):
@@ -134,7 +133,7 @@ def _given_constrained(base: type) -> type:
 
 @cache
 def _given_classes() -> dict[str, type]:
-    from solvers.algorithms.c_fedda import CFedDA, MCFedDA
+    from fedrates.solvers.algorithms.c_fedda import CFedDA, MCFedDA
 
     return {"fast_fedda": _given_fast_fedda(), "c_fedda": _given_constrained(CFedDA),
             "mc_fedda": _given_constrained(MCFedDA)}
@@ -196,7 +195,7 @@ class FigureComparison(Claim):
                 for name in self.proposed + self.baselines]
 
     def _make(self, name: str, problem: Any, ref: Any, w0: np.ndarray, rounds: int) -> Any:
-        from solvers import algorithms
+        from fedrates.solvers import algorithms
 
         if name in self.overrides:
             return self.overrides[name]
@@ -230,7 +229,7 @@ class FigureComparison(Claim):
         return given_weights(name, **stage, **weights, **common)
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
-        from solvers.algorithms import run_batch
+        from fedrates.solvers.algorithms import run_batch
 
         params = {k: v for k, v in point.items() if k not in _RUN_KEYS}
         problem, ref = problem_and_reference(self.family, params)
@@ -345,7 +344,7 @@ def light_tail_sigma2(problem: Any) -> float:
     E exp(‖d‖²/σ²) ≤ e (Assumption 8); a minibatch mean of such terms is bounded by the same σ.  Each sup is the
     trust-region subproblem sup wᵀP_i²w − 2(P_iq_i)ᵀw + ‖q_i‖² with P_i = x_ix_iᵀ − S_k, q_i = x_iy_i − b_k.
     """
-    from solvers._trs import maximize_on_ball
+    from fedrates.solvers._trs import maximize_on_ball
 
     X, y = np.asarray(problem.datafit.X, dtype=float), np.asarray(problem.datafit.y, dtype=float)
     n = X.shape[1]
@@ -360,7 +359,7 @@ def light_tail_sigma2(problem: Any) -> float:
 
 @cache
 def _hp_setup(params_json: str, batch: int) -> tuple[Any, Any, Any, float]:
-    from solvers import constants, problems, reference
+    from fedrates.solvers import constants, problems, reference
 
     problem = problems.make("lasso", **json.loads(params_json))
     ref = reference.solve(problem)
@@ -416,7 +415,7 @@ class CFedDAHighProbability(Claim):
                  "local_steps": self.local_steps, "batch": self.batch, "eps0": self._eps0()}]
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
-        from solvers import algorithms
+        from fedrates.solvers import algorithms
 
         problem, ref, consts, _ = self._setup()
         alg = self.algorithm_override or algorithms.make("c_fedda", eps0=point["eps0"],
@@ -463,7 +462,7 @@ class CFedDAHighProbability(Claim):
 
 
 def _catalogue(theorem_id: str) -> Any:
-    from bounds import catalog
+    from fedrates.bounds import catalog
 
     return catalog.get(theorem_id)
 

@@ -5,7 +5,7 @@ A :class:`Claim` declares
 * ``points(profile)`` — the sweep points (JSON-able dicts of run parameters in fedrates' vocabulary);
 * ``seeds(profile, base_seed)`` — the Monte-Carlo seeds;
 * ``simulate(point, seeds)`` — runs the algorithm (vectorized over seeds) and returns tidy records
-  (:mod:`verify.records` schema: one row per seed × recorded round × metric);
+  (:mod:`fedrates.verify.records` schema: one row per seed × recorded round × metric);
 * ``judge(records, profile)`` — evaluates the theorem's conditions on the instance's exact constants first
   (failing conditions give ``conditions-not-met``, never a pass), then the check, and returns a verdict dict.
 
@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from verify.checks import CheckResult
+from fedrates.verify.checks import CheckResult
 
 PROFILES = ("quick", "standard", "full")
 VERDICTS = ("pass", "fail", "conditions-not-met", "erratum", "inconclusive", "error")
@@ -69,7 +68,7 @@ class Claim:
 
     def verdict(self, result: Any, *, conditions: list[dict], seeds: Sequence[int], constants: Mapping[str, float],
                 statement: str = "", extra: Mapping[str, Any] | None = None) -> dict:
-        """Assemble the verdict dict of :mod:`reports` from a :class:`verify.checks.CheckResult`."""
+        """Assemble the verdict dict of :mod:`fedrates.reports` from a :class:`fedrates.verify.checks.CheckResult`."""
         verdict = result.verdict
         message = result.message
         if verdict == "fail" and self.erratum:

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from solvers.errors import InputError
-from verify.jsonable import to_jsonable
+from fedrates.solvers.errors import InputError
+from fedrates.verify.jsonable import to_jsonable
 
 
 def parse_assignments(items: Sequence[str] | None) -> dict[str, Any]:

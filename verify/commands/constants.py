@@ -29,8 +29,8 @@ def register(subparsers: Any) -> None:
 
 
 def _build_problem(args: argparse.Namespace):
-    from solvers import problems
-    from verify.commands._common import parse_assignments
+    from fedrates.solvers import problems
+    from fedrates.verify.commands._common import parse_assignments
 
     name, preset = args.problem, args.preset
     if name not in problems.names() and preset is None:
@@ -56,9 +56,9 @@ def _fmt(value: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from solvers.constants import DEFINITIONS, compute
-    from solvers.errors import InputError
-    from verify.commands._common import print_json
+    from fedrates.solvers.constants import DEFINITIONS, compute
+    from fedrates.solvers.errors import InputError
+    from fedrates.verify.commands._common import print_json
 
     if args.radius is not None and not (math.isfinite(args.radius) and args.radius > 0):
         raise InputError(f"--radius {args.radius} is not valid; expected a finite number > 0")

@@ -4,7 +4,7 @@
     fedrates explore bao.thm2.1 --set mu=0.5 L=1 a=8 T=1e4 K=4 E=2 Lam=1 H=1 rho=1 sigma=1 B=1 --dominant T
     fedrates explore bao.thm2.1 --set ... --solve T --target 1e-3 --json
 
-Symbol values and targets are parsed by :mod:`bounds.parse` (numbers and arithmetic only).  Bad input (unknown
+Symbol values and targets are parsed by :mod:`fedrates.bounds.parse` (numbers and arithmetic only).  Bad input (unknown
 theorem or symbol, missing values for a requested numeric answer, non-positive values, no positive root) is one
 line on stderr and exit status 2; failing theorem conditions are reported and the answer is still given.
 """
@@ -15,7 +15,7 @@ import argparse
 import sys
 from typing import Any
 
-from solvers.errors import InputError
+from fedrates.solvers.errors import InputError
 
 
 def register(subparsers: Any) -> None:
@@ -40,12 +40,12 @@ def _lookup(theorem_id: str):
     """The theorem, importing only its paper's catalogue module when the id names a known paper."""
     import importlib
 
-    from bounds.catalog import PAPERS, get
+    from fedrates.bounds.catalog import PAPERS, get
 
     paper = theorem_id.split(".", 1)[0]
     if paper in PAPERS:
         try:
-            module = importlib.import_module(f"bounds.catalog.{paper}")
+            module = importlib.import_module(f"fedrates.bounds.catalog.{paper}")
         except ModuleNotFoundError:
             module = None
         for theorem in getattr(module, "THEOREMS", ()):
@@ -59,8 +59,8 @@ def _fmt(x: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bounds import analysis
-    from bounds.parse import parse_assignments, parse_number
+    from fedrates.bounds import analysis
+    from fedrates.bounds.parse import parse_assignments, parse_number
 
     theorem = _lookup(args.theorem)
     names = sorted(s.name for s in theorem.free_symbols)
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     for text in failed:
         sys.stderr.write(f"fedrates: warning: condition {text} fails for {theorem.id}; answering anyway\n")
     if args.json:
-        from verify.commands._common import print_json
+        from fedrates.verify.commands._common import print_json
 
         print_json(doc)
         return 0

@@ -11,8 +11,8 @@ import sys
 from typing import Any
 
 KINDS = ("problems", "algorithms", "theorems", "claims")
-_SOURCES = {"problems": ("solvers.problems", "names"), "algorithms": ("solvers.algorithms", "names"),
-            "claims": ("verify.claims", "ids")}
+_SOURCES = {"problems": ("fedrates.solvers.problems", "names"), "algorithms": ("fedrates.solvers.algorithms", "names"),
+            "claims": ("fedrates.verify.claims", "ids")}
 
 
 def register(subparsers: Any) -> None:
@@ -47,10 +47,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from verify.commands._common import print_json
+    from fedrates.verify.commands._common import print_json
 
     if args.what == "theorems":
-        from bounds.catalog import all_theorems
+        from fedrates.bounds.catalog import all_theorems
 
         rows = [{"id": t.id, "paper": t.paper, "label": t.label, "kind": t.kind, "probability": t.probability,
                  "lhs": t.lhs, "algorithms": list(t.algorithms), "errata": len(t.errata), "title": t.title}
@@ -65,7 +65,7 @@ def _run(args: argparse.Namespace) -> int:
             sys.stdout.write(f"{r['id']:<30} {r['kind']:<11} {r['probability']:<17} {r['title']}{flag}\n")
         return 0
     if args.paper:
-        from solvers.errors import InputError
+        from fedrates.solvers.errors import InputError
 
         raise InputError("--paper only applies to `fedrates list theorems`")
     names = _names(args.what)

@@ -1,6 +1,6 @@
 """``fedrates reference PROBLEM [--preset P] [--set key=value ...] [--method auto|fast|cvxpy] [--no-cache] [--json]``
 
-Builds the problem, computes its certified reference optimum (:func:`solvers.reference.solve`) and prints the
+Builds the problem, computes its certified reference optimum (:func:`fedrates.solvers.reference.solve`) and prints the
 value, the certified gap, the method, the wall time and the sizes (or one JSON document with ``--json``).
 Exit 0 on success, 2 on bad input or when the reference cannot be certified (one line on stderr).
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from solvers.errors import VerificationError
-from verify.commands._common import parse_assignments, print_json
+from fedrates.solvers.errors import VerificationError
+from fedrates.verify.commands._common import parse_assignments, print_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,8 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     params = parse_assignments(args.assignments)
-    from solvers import problems
-    from solvers.reference import solve
+    from fedrates.solvers import problems
+    from fedrates.solvers.reference import solve
 
     problem = problems.make(args.problem, args.preset, **params)
     try:

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from solvers.errors import InputError
-from verify.commands._common import print_json
+from fedrates.solvers.errors import InputError
+from fedrates.verify.commands._common import print_json
 
 FORMATS = ("html", "pdf")
 
@@ -56,7 +56,7 @@ def _list_of_dicts(obj: Any, key: str, path: Path) -> list[dict[str, Any]]:
 
 def load_run(directory: Path) -> tuple[Any, list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
     """Read ``(records, verdicts, provenance, errata)`` from a run directory; InputError on any problem."""
-    from verify.records import read_records
+    from fedrates.verify.records import read_records
 
     if not directory.is_dir():
         raise InputError(f"run directory '{directory}' does not exist or is not a directory")
@@ -87,9 +87,9 @@ def run(args: argparse.Namespace) -> int:
     if out.is_dir():
         raise InputError(f"--out '{out}' is a directory; expected a file path")
     if args.format == "pdf":
-        from reports.pdf import render_pdf as render
+        from fedrates.reports.pdf import render_pdf as render
     else:
-        from reports.html import render_html as render
+        from fedrates.reports.html import render_html as render
 
     try:
         path = render(records, verdicts, provenance, errata, out, title=args.title)

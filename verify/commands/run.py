@@ -2,7 +2,7 @@
 [--local-steps E] [--batch B] [--participating m] [--gradients exact|stochastic] [--seed S | --seeds S1,S2,...]
 [--record-every N] [--out FILE.parquet|.csv] [--json]``
 
-Runs a federated algorithm on a problem instance (:func:`solvers.algorithms.run_batch`) and prints the final
+Runs a federated algorithm on a problem instance (:func:`fedrates.solvers.algorithms.run_batch`) and prints the final
 record of every seed (objective gap against the certified optimum, distances, support F1 / rank), or one JSON
 document with the run's parameters and its final record(s) (``--json``).  Theorem-condition violations are printed
 as warning lines on stderr; the run still happens.  A diverged run exits 0 with ``"diverged": true`` and null
@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from solvers.errors import InputError
-from verify.commands._common import parse_assignments, print_json, to_jsonable
+from fedrates.solvers.errors import InputError
+from fedrates.verify.commands._common import parse_assignments, print_json, to_jsonable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,7 +60,7 @@ def _seeds(args: argparse.Namespace) -> list[int]:
 
 
 def _problem(args: argparse.Namespace) -> Any:
-    from solvers import problems
+    from fedrates.solvers import problems
     name = args.problem
     if name is None:
         if args.preset is None:
@@ -68,7 +68,7 @@ def _problem(args: argparse.Namespace) -> Any:
         name = problems.preset_family(args.preset)
         if name is None:
             every = [p for fam in problems.names() for p in problems.presets(fam)]
-            from solvers.errors import unknown_name
+            from fedrates.solvers.errors import unknown_name
 
             raise unknown_name("preset", args.preset, every)
     return problems.make(name, args.preset, **parse_assignments(args.assignments))
@@ -95,7 +95,7 @@ def _write(records: Any, out: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from solvers import algorithms
+    from fedrates.solvers import algorithms
     algorithms.get(args.algorithm)  # unknown names fail before the problem is built
     problem = _problem(args)
     seeds = _seeds(args)
@@ -135,7 +135,7 @@ def _fmt(value: Any) -> str:
 
 
 def _print_table(trace: Any, finals: list[dict[str, Any]]) -> None:
-    from solvers import algorithms
+    from fedrates.solvers import algorithms
     params = trace.params
     hyper = ", ".join(f"{k}={v}" for k, v in params["hyperparameters"].items())
     out = [f"{params['algorithm']} ({hyper}) on {params['problem']['preset'] or params['problem']['problem']}, "

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from solvers.errors import InputError
+from fedrates.solvers.errors import InputError
 
 PROFILES = ("quick", "standard", "full")
 OK_VERDICTS = {"pass", "erratum"}
@@ -56,7 +56,7 @@ def _prepare_out(path: str) -> Path:
 
 
 def main(args: argparse.Namespace) -> int:
-    from verify import claims as claim_registry
+    from fedrates.verify import claims as claim_registry
 
     if args.profile not in PROFILES:
         raise InputError(f"unknown profile '{args.profile}'; expected one of: {', '.join(PROFILES)}")
@@ -66,7 +66,7 @@ def main(args: argparse.Namespace) -> int:
     base_seed = _positive_int("--seed", args.seed, 0)
     selected = claim_registry.select(args.only)
     out = _prepare_out(args.out)
-    from verify.pipeline import verify_claims
+    from fedrates.verify.pipeline import verify_claims
 
     started = time.perf_counter()
     summary = verify_claims(selected, profile=args.profile, out=out, jobs=jobs, base_seed=base_seed,
@@ -74,7 +74,7 @@ def main(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     verdicts = summary["verdicts"]
     if args.json:
-        from verify.commands._common import print_json
+        from fedrates.verify.commands._common import print_json
 
         print_json(verdicts)
     else:

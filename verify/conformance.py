@@ -1,0 +1,70 @@
+"""Rate- and bound-conformance assertions on tidy records (used by the pytest plugin and by users' own tests).
+
+* :func:`assert_rate` — the fitted log–log slope of a metric in a variable equals an exponent within a tolerance;
+* :func:`assert_bound` — a metric stays below a theorem's explicit right-hand side.
+
+Failure messages show measured vs predicted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from fedrates.verify import checks
+from fedrates.verify import tolerances as _tolerances
+
+__all__ = ["assert_rate", "assert_bound", "RateAssertionError"]
+
+
+class RateAssertionError(AssertionError):
+    """A conformance assertion failed; the message shows measured vs predicted."""
+
+
+def _pivot(records: pd.DataFrame, var: str, metric: str | None) -> tuple[np.ndarray, np.ndarray]:
+    sub = records if metric is None else records[records["metric"] == metric]
+    if sub.empty:
+        raise RateAssertionError(f"no records for metric {metric!r}")
+    table = sub.pivot_table(index="seed", columns=var, values="value", aggfunc="last").sort_index()
+    return table.columns.to_numpy(dtype=float), table.to_numpy(dtype=float)
+
+
+def assert_rate(records: pd.DataFrame, var: str, expected: float, tol: float = _tolerances.SLOPE_TOLERANCE,
+                metric: str | None = None) -> checks.CheckResult:
+    """Assert that mean(value) ∝ var^expected (log–log slope over seeds, bootstrap CI)."""
+    x, y = _pivot(records, var, metric)
+    result = checks.rate_exponent(x, y, expected, tol, variable=var)
+    if result.verdict != "pass":
+        raise RateAssertionError(f"rate in {var}: measured {result.measured}, predicted {result.predicted} "
+                                 f"{result.tolerance} -> {result.verdict}: {result.message}")
+    return result
+
+
+def assert_bound(records: pd.DataFrame, theorem_id: str, values: Mapping[str, float] | None = None,
+                 var: str | None = None, metric: str | None = None,
+                 symbol_for: Mapping[str, str] | None = None) -> checks.CheckResult:
+    """Assert E[value] ≤ rhs of an explicit theorem at every sweep point.
+
+    The bound per point is the ``bound`` column of the records when present; otherwise the theorem's rhs is
+    evaluated with ``values`` plus, for each point, ``{symbol_for[var]: x}`` (e.g. ``{"iterations": "T"}``).
+    """
+    from fedrates.bounds import catalog
+
+    theorem = catalog.get(theorem_id)
+    if theorem.kind not in ("explicit", "contraction"):
+        raise RateAssertionError(f"{theorem_id} has kind '{theorem.kind}': it hides constants; use assert_rate")
+    sub = records if metric is None else records[records["metric"] == metric]
+    x_col = var or ("iterations" if "iterations" in sub else "round")
+    x, y = _pivot(sub, x_col, None)
+    if "bound" in sub and np.isfinite(sub["bound"]).all():
+        bound = sub.groupby(x_col)["bound"].first().reindex(x).to_numpy(dtype=float)
+    else:
+        if values is None or symbol_for is None or x_col not in symbol_for:
+            raise RateAssertionError("no bound column: pass values= and symbol_for={var: symbol}")
+        bound = np.array([theorem.evaluate({**values, symbol_for[x_col]: float(v)}) for v in x])
+    result = checks.bound_holds(y, bound)
+    if result.verdict != "pass":
+        raise RateAssertionError(f"{theorem_id}: measured {result.measured}, predicted {result.predicted} "
+                                 f"-> {result.verdict}: {result.message}")
+    return result
