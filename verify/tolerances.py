@@ -33,3 +33,12 @@ COMPARISON_CONFIDENCE = 0.95
 
 #: Relative slack allowed when comparing a deterministic quantity with an explicit bound (floating point only).
 FLOAT_SLACK = 1e-9
+
+#: Reference sufficiency: a claim measures gaps/distances against a certified optimum whose certified gap must be at
+#: least this many times below the smallest quantity the claim measures; otherwise the reference could account for
+#: 1% of what is measured and the verdict is ``inconclusive`` (both numbers printed), never a pass.
+REFERENCE_MARGIN = 100.0
+
+#: A bound claim whose measured/bound ratio is below 1/LOOSE_RATIO is flagged "loose" in tables and figures: such a
+#: bound cannot discriminate a correct implementation from one whose error is LOOSE_RATIO times larger.
+LOOSE_RATIO = 1e3

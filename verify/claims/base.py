@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from fedrates.verify import tolerances as tol
 from fedrates.verify.checks import CheckResult
 
 PROFILES = ("quick", "standard", "full")
@@ -67,10 +68,23 @@ class Claim:
         return dataclasses.replace(self, algorithm_override=algorithm)
 
     def verdict(self, result: Any, *, conditions: list[dict], seeds: Sequence[int], constants: Mapping[str, float],
-                statement: str = "", extra: Mapping[str, Any] | None = None) -> dict:
-        """Assemble the verdict dict of :mod:`fedrates.reports` from a :class:`fedrates.verify.checks.CheckResult`."""
+                statement: str = "", extra: Mapping[str, Any] | None = None,
+                reference_gap: float | None = None, smallest_measured: float | None = None,
+                bound_ratio: float | None = None) -> dict:
+        """Assemble the verdict dict of :mod:`fedrates.reports` from a :class:`fedrates.verify.checks.CheckResult`.
+
+        ``reference_gap`` (the certified gap of the optimum the claim measures against; 0 for a closed-form
+        optimum) and ``smallest_measured`` (the smallest quantity the check used, in the same units) give the
+        reference-sufficiency check: unless ``smallest_measured ≥ REFERENCE_MARGIN · reference_gap`` a pass or fail
+        becomes ``inconclusive`` with both numbers. ``bound_ratio`` (max measured/bound of a bound claim) is
+        reported, and flagged loose when below ``1/LOOSE_RATIO``.
+        """
         verdict = result.verdict
         message = result.message
+        reference = reference_check(reference_gap, smallest_measured)
+        if verdict in ("pass", "fail") and reference["sufficient"] is False:
+            verdict = "inconclusive"
+            message = f"{message}; reference insufficient: {reference['message']}"
         if verdict == "fail" and self.erratum:
             verdict = "erratum"
             message = f"{message}. Documented erratum: {self.erratum}"
@@ -95,6 +109,9 @@ class Claim:
             "metric": self.metric,
             "fit": result.fit,
             "calibrated_constant": result.calibrated_constant,
+            "reference": reference,
+            "bound_ratio": None if bound_ratio is None else float(bound_ratio),
+            "loose": None if bound_ratio is None else bool(bound_ratio < 1.0 / tol.LOOSE_RATIO),
         }
         if extra:
             out.update(extra)
@@ -106,6 +123,20 @@ class Claim:
         res = CheckResult("conditions-not-met", "not measured", "—", "—",
                       "theorem conditions fail on this instance: " + "; ".join(failed))
         return self.verdict(res, conditions=conditions, seeds=seeds, constants=constants, statement=statement)
+
+
+def reference_check(reference_gap: float | None, smallest_measured: float | None) -> dict:
+    """``{sufficient, reference_gap, smallest_measured, message}``: is the reference's certified gap at least
+    ``REFERENCE_MARGIN`` times below the smallest measured quantity? ``sufficient`` is None when not supplied."""
+    if reference_gap is None or smallest_measured is None:
+        return {"sufficient": None, "reference_gap": reference_gap, "smallest_measured": smallest_measured,
+                "message": "reference sufficiency not checked"}
+    gap, smallest = float(reference_gap), float(smallest_measured)
+    ok = bool(np.isfinite(gap) and np.isfinite(smallest) and smallest >= tol.REFERENCE_MARGIN * gap)
+    relation = "≥" if ok else "<"
+    return {"sufficient": ok, "reference_gap": gap, "smallest_measured": smallest,
+            "message": f"smallest measured {smallest:.3g} {relation} {tol.REFERENCE_MARGIN:g} × certified reference "
+                       f"gap {gap:.3g}"}
 
 
 def evaluate_conditions(theorem: Any, values: Mapping[str, float]) -> list[dict]:
