@@ -15,6 +15,7 @@ import time
 import warnings
 
 import numpy as np
+
 from fedrates.solvers import problems, reference
 from fedrates.solvers._reference_fast import inside_ball
 

@@ -23,6 +23,7 @@ import os
 import time
 
 import numpy as np
+
 from fedrates.solvers import algorithms, problems
 from fedrates.solvers.oracles import make_streams
 

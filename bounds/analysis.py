@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import sympy as sp
+
 from fedrates.bounds.theorem import Theorem, check_values
 from fedrates.solvers.errors import InputError, unknown_name
 

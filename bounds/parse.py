@@ -18,6 +18,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import sympy as sp
+
 from fedrates.solvers.errors import InputError, suggest
 
 __all__ = ["MAX_LENGTH", "parse_expression", "parse_number", "parse_assignments", "FUNCTIONS"]

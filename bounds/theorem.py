@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Literal
 
 import sympy as sp
+
 from fedrates.solvers.errors import InputError
 
 __all__ = ["ConditionResult", "Note", "Theorem", "KINDS", "PROBABILITIES", "check_values"]

@@ -21,8 +21,9 @@ from typing import Any
 
 import jinja2
 import pandas as pd
-from fedrates.reports import figures
 from markupsafe import Markup
+
+from fedrates.reports import figures
 
 __all__ = ["VERDICTS", "build_context", "render_html", "render_html_string"]
 

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from fedrates.reports import figures
-from fedrates.reports.html import VERDICTS, _fmt, _umask_mode
 from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
+
+from fedrates.reports import figures
+from fedrates.reports.html import VERDICTS, _fmt, _umask_mode
 
 __all__ = ["render_pdf"]
 

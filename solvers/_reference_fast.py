@@ -26,9 +26,10 @@ from functools import cached_property
 
 import numpy as np
 import scipy.linalg as sla
-from fedrates.solvers.penalties import L1, Nuclear, Penalty, Zero
 from scipy.linalg import lapack
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
+
+from fedrates.solvers.penalties import L1, Nuclear, Penalty, Zero
 
 __all__ = ["Gram", "solve_fast", "inside_ball", "matvec"]
 

@@ -30,13 +30,14 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
+from scipy.optimize import brentq
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
+
 from fedrates.solvers._trs import maximize_on_ball_eig, upper_bound
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.penalties import L1, Nuclear
 from fedrates.solvers.problems.base import Problem
 from fedrates.solvers.problems.datafits import GaussianPopulation, SampleLeastSquares
-from scipy.optimize import brentq
-from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 __all__ = ["Constants", "Definition", "DEFINITIONS", "compute", "minibatch_variance"]
 

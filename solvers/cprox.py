@@ -46,6 +46,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.penalties import L1, Nuclear, Penalty, Zero, project_ball, soft_threshold
 

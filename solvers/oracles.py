@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
 from fedrates.solvers.problems.base import Problem
 from fedrates.solvers.problems.datafits import DenseQuadratic, GaussianPopulation, SampleLeastSquares
 

@@ -65,6 +65,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
+
 from fedrates.solvers import _cache
 from fedrates.solvers._reference_fast import UNIT, Gram, inside_ball, matvec, solve_fast
 from fedrates.solvers.errors import InputError, VerificationError, unknown_name

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from fedrates.verify import stats
 from fedrates.verify import tolerances as tol
 

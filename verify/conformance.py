@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+
 from fedrates.verify import checks
 from fedrates.verify import tolerances as _tolerances
 

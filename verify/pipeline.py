@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
 from fedrates.solvers.errors import InputError
 from fedrates.verify import records as rec
 from fedrates.verify.claims.base import Claim

@@ -25,9 +25,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from fedrates.verify.jsonable import to_jsonable
 
 from fedrates import solvers
+from fedrates.verify.jsonable import to_jsonable
 
 __all__ = [
     "COLUMNS",

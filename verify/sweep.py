@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from fedrates.verify.claims.base import Claim
 
 from fedrates import solvers
+from fedrates.verify.claims.base import Claim
 
 __all__ = ["Task", "SweepResult", "run_claims"]
 

@@ -17,6 +17,7 @@ Conventions used throughout (see the notes of each theorem):
 from __future__ import annotations
 
 import sympy as sp
+
 from fedrates.bounds.symbols import syms
 from fedrates.bounds.theorem import Note, Theorem
 

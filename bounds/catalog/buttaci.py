@@ -20,6 +20,7 @@ is the average of E||grad f(w-bar_{t,k})||^2 over 0 <= t < T, 0 <= k < E (``grad
 from __future__ import annotations
 
 import sympy as sp
+
 from fedrates.bounds.symbols import sym
 from fedrates.bounds.theorem import Note, Theorem
 

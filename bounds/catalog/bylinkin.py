@@ -19,6 +19,7 @@ AccExtragradient for its subproblem).
 from __future__ import annotations
 
 import sympy as sp
+
 from fedrates.bounds.symbols import sym
 from fedrates.bounds.theorem import Note, Theorem
 

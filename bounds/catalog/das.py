@@ -25,6 +25,7 @@ Trajectory-dependent averages that appear on the right-hand sides are symbols me
 from __future__ import annotations
 
 import sympy as sp
+
 from fedrates.bounds.symbols import sym
 from fedrates.bounds.theorem import Note, Theorem
 

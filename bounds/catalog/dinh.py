@@ -15,6 +15,7 @@ problem, not a bound, and is not catalogued.
 from __future__ import annotations
 
 import sympy as sp
+
 from fedrates.bounds.symbols import sym
 from fedrates.bounds.theorem import Note, Theorem
 

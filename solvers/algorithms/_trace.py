@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from fedrates.solvers._reference_fast import matvec
 
 __all__ = ["COLUMNS", "METRICS", "Metrics", "Trace", "BatchTrace"]

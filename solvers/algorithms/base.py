@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+
 from fedrates.solvers.algorithms._trace import COLUMNS, METRICS, BatchTrace, Metrics, Trace
 from fedrates.solvers.errors import InputError, VerificationError, unknown_name
 from fedrates.solvers.oracles import GradientOracle, make_streams

@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
 from fedrates.solvers.algorithms.fast_fedda import resolve_weights, weight_conditions
 from fedrates.solvers.algorithms.fedda import composite_support

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
 from fedrates.solvers.algorithms.fedda import composite_support
 from fedrates.solvers.errors import InputError

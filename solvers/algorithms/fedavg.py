@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
 from fedrates.solvers.penalties import project_ball
 

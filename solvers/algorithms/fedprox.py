@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from fedrates.solvers.algorithms.base import hyper, register
 from fedrates.solvers.algorithms.fedavg import FedAvg
 

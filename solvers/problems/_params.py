@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from fedrates.solvers.errors import InputError, unknown_name
 
 __all__ = ["Param", "Family", "resolve"]

@@ -25,6 +25,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
+
 from fedrates.solvers.penalties import Penalty
 from fedrates.solvers.problems.datafits import Datafit, GaussianPopulation, SampleLeastSquares
 

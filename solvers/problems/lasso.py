@@ -13,6 +13,7 @@ Preset ``bao-lasso`` reproduces §4: 64 clients × 128 samples, p = 1024, s = 51
 from __future__ import annotations
 
 import numpy as np
+
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.penalties import L1
 from fedrates.solvers.problems._params import Family, Param

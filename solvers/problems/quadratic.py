@@ -24,6 +24,7 @@ Structures (``structure``):
 from __future__ import annotations
 
 import numpy as np
+
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.penalties import L1, Zero
 from fedrates.solvers.problems._params import Family, Param

@@ -14,6 +14,7 @@ Preset ``bao-trace``: 32 × 32, rank 16, 64 clients × 128 samples, h = 1, σ_ε
 from __future__ import annotations
 
 import numpy as np
+
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.penalties import Nuclear
 from fedrates.solvers.problems._params import Family, Param

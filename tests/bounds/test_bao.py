@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from fedrates.bounds.catalog import get
 
 # a generic point satisfying the conditions of Theorems 2.1/3.1 (a = 4L/mu = 40, T >= E(a+1))

@@ -11,6 +11,7 @@ import math
 
 import pytest
 import sympy as sp
+
 from fedrates.bounds.catalog import all_theorems, get
 from fedrates.bounds.symbols import VOCABULARY, sym
 

@@ -6,6 +6,7 @@ import math
 
 import pytest
 import sympy as sp
+
 from fedrates.bounds import analysis
 from fedrates.bounds.catalog import all_theorems
 from fedrates.bounds.symbols import VOCABULARY

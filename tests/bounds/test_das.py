@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+
 from fedrates.bounds.catalog import all_theorems, get
 from fedrates.bounds.symbols import VOCABULARY, sym
 

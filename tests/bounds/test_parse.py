@@ -6,6 +6,7 @@ import math
 
 import pytest
 import sympy as sp
+
 from fedrates.bounds.parse import parse_assignments, parse_expression, parse_number
 from fedrates.solvers.errors import InputError
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+
 from fedrates.verify.cli import main
 
 VALS = ["mu=0.5", "L=1", "a=8", "T=1e4", "K=4", "E=2", "Lam=1", "H=1", "rho=1", "sigma=1", "B=1"]

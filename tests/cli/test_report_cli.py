@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
 from fedrates.verify import cli
 from fedrates.verify.records import empty_records, provenance, write_json_atomic, write_records
 

@@ -8,6 +8,7 @@ import sys
 
 import pandas as pd
 import pytest
+
 from fedrates.solvers.algorithms import COLUMNS
 from fedrates.verify.cli import main
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from fedrates.reports import figures, html
 from matplotlib.figure import Figure
+
+from fedrates.reports import figures, html
 
 HOSTILE = "<script>alert(1)</script>"
 QUOTES = "\"&'"
@@ -251,6 +252,7 @@ def test_reports_import_no_upper_layer() -> None:
 
 def test_comparison_claims_get_a_categorical_figure():
     import pandas as pd
+
     from fedrates.reports.figures import claim_figure
 
     records = pd.DataFrame({"seed": [0, 0, 1, 1], "algorithm": ["a", "b", "a", "b"], "round": 5,

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
+
 from fedrates.reports import pdf
 
 

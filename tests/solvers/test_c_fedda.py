@@ -7,6 +7,7 @@ import warnings
 import cvxpy as cp
 import numpy as np
 import pytest
+
 from fedrates.solvers import problems
 from fedrates.solvers.algorithms import make, run, run_batch
 from fedrates.solvers.errors import InputError

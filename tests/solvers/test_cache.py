@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+
 from fedrates.solvers import _cache, problems, reference
 
 

@@ -10,12 +10,13 @@ import itertools
 
 import numpy as np
 import pytest
+from scipy.optimize import minimize
+
 from fedrates.solvers import problems
 from fedrates.solvers._trs import maximize_on_ball
 from fedrates.solvers.constants import DEFINITIONS, compute, minibatch_variance
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.oracles import make_streams, minibatch_gradients
-from scipy.optimize import minimize
 
 Z = 5.0
 

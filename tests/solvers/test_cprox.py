@@ -7,10 +7,11 @@ import warnings
 import cvxpy as cp
 import numpy as np
 import pytest
+from scipy.optimize import minimize_scalar
+
 from fedrates.solvers.cprox import _l1_inner, _l1_theta, _l1_theta_bisect, cprox, project_l1_ball, soft_then_project
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.penalties import L1, Nuclear, Zero
-from scipy.optimize import minimize_scalar
 
 KAPPA = 0.3
 N_INSTANCES = 20

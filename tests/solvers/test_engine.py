@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+
 from fedrates.solvers import algorithms as alg
 from fedrates.solvers import problems
 from fedrates.solvers.algorithms.base import Algorithm, hyper

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from fedrates.solvers import problems
 from fedrates.solvers.algorithms import make, run, run_batch
 from fedrates.solvers.penalties import L1, Zero

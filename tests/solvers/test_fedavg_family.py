@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+
 from fedrates.solvers import algorithms as alg
 from fedrates.solvers import problems
 from fedrates.solvers.oracles import make_streams, minibatch_gradients

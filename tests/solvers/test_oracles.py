@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from fedrates.solvers import problems
 from fedrates.solvers.oracles import make_streams, minibatch_gradients
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fedrates.solvers.penalties import L1, Nuclear, Zero
 from scipy.optimize import minimize
+
+from fedrates.solvers.penalties import L1, Nuclear, Zero
 
 
 def _prox_objective(pen, v, step, radius):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from fedrates.solvers import problems
 from fedrates.solvers.errors import InputError
 

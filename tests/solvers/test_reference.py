@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+
 from fedrates.solvers import problems, reference
 from fedrates.solvers._reference_fast import solve_fast
 from fedrates.solvers.errors import InputError, VerificationError

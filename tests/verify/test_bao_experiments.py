@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from fedrates.solvers.algorithms.c_fedda import CFedDA
 from fedrates.verify.claims import bao_experiments as bx
 from fedrates.verify.sweep import run_claims

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from fedrates.verify import checks
 from fedrates.verify import tolerances as tol
 

@@ -3,6 +3,7 @@ write their own: run a claim's sweep, then assert the rate and the explicit boun
 
 import pandas as pd
 import pytest
+
 from fedrates.verify.conformance import RateAssertionError, assert_bound, assert_rate
 
 

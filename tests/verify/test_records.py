@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from fedrates.verify import records
 
 from fedrates import solvers
+from fedrates.verify import records
 
 REQUIRED = [
     "claim", "theorem", "algorithm", "problem", "preset", "point", "seed", "round", "iterations", "clients",

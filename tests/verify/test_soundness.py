@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from fedrates.solvers.algorithms.fast_fedda import FastFedDA
 from fedrates.solvers.penalties import project_ball
 from fedrates.verify.claims.bao import CLAIMS

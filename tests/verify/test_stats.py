@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pytest
+
 from fedrates.verify import stats
 
 N_SETS = 400

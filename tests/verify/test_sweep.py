@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pytest
+
 from fedrates.verify.claims.base import Claim
 from fedrates.verify.sweep import run_claims
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim, evaluate_conditions, matrix, records_from_trace
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from fedrates.verify import tolerances as tol
 from fedrates.verify.checks import CheckResult
 
