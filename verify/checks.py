@@ -26,6 +26,7 @@ __all__ = [
     "statistical_precision",
     "quantile_bound",
     "comparison",
+    "exact_expectation",
 ]
 
 
@@ -184,3 +185,59 @@ def comparison(a: np.ndarray, b: np.ndarray, confidence: float = tol.COMPARISON_
                            f"{names[0]} is not better than {names[1]} ({wins}/{len(a)} seeds better)")
     return CheckResult("inconclusive", measured, f"{names[0]} < {names[1]}", f"paired, {confidence:.0%}",
                        f"{names[0]} better on average but not significantly ({wins}/{len(a)} seeds)")
+
+
+def exact_expectation(y: np.ndarray, expected: np.ndarray, sd: np.ndarray | None = None,
+                      confidence: float = tol.EXACT_CONFIDENCE, resolution: float = tol.EXACT_RESOLUTION,
+                      relative: float = tol.EXACT_RELATIVE) -> CheckResult:
+    """E[y] = expected at every point, checked two-sided (too good fails as well as too bad).
+
+    ``y`` (S, P) are Monte-Carlo values, ``expected`` (P,) their exact expectations (closed form, computed
+    independently of the algorithm's code). With S ≥ 2 the mean over seeds must lie within
+    ``expected ± z·sd/√S`` with ``z`` the two-sided normal quantile at family-wise ``confidence`` over the P points
+    (Bonferroni); ``sd`` is the exact standard deviation of one sample when known, else the sample one. The check is
+    ``inconclusive`` when the half-width exceeds ``resolution·|expected|`` at some point (too noisy to discriminate).
+    With one seed, or ``sd`` identically 0 (deterministic prediction), agreement within ``relative`` is required.
+    """
+    from scipy.stats import norm
+
+    y = np.atleast_2d(np.asarray(y, dtype=float))
+    expected = np.asarray(expected, dtype=float).reshape(-1)
+    n, points = y.shape
+    if expected.shape[0] != points:
+        raise ValueError(f"expected has {expected.shape[0]} points, y has {points}")
+    mean = y.mean(axis=0)
+    rel_err = (mean - expected) / np.where(expected != 0, np.abs(expected), 1.0)
+    worst = int(np.argmax(np.abs(rel_err)))
+    measured = f"mean/exact − 1 = {rel_err[worst]:+.3g} at point {worst} (mean {mean[worst]:.6g})"
+    predicted = f"exact {expected[worst]:.6g}"
+    deterministic = n == 1 or (sd is not None and np.all(np.asarray(sd, dtype=float) == 0))
+    if deterministic:
+        ok = bool(np.all(np.isfinite(mean)) and np.all(np.abs(mean - expected) <= relative * np.abs(expected)
+                                                       + np.finfo(float).tiny))
+        tolerance = f"relative {relative:g} (deterministic)"
+        msg = "agrees with the exact value at every point" if ok else f"differs from the exact value ({measured})"
+        return CheckResult("pass" if ok else "fail", measured, predicted, tolerance, msg,
+                           details={"mean": mean.tolist(), "expected": expected.tolist()})
+    spread = np.asarray(sd, dtype=float).reshape(-1) if sd is not None else y.std(axis=0, ddof=1)
+    z = float(norm.ppf(1 - (1 - confidence) / (2 * points)))
+    half = z * spread / np.sqrt(n)
+    tolerance = f"±{z:.2f}·sd/√{n} ({confidence:.1%} family-wise, two-sided)"
+    inside = np.abs(mean - expected) <= half
+    details = {"mean": mean.tolist(), "expected": expected.tolist(), "half_width": half.tolist(), "z": z}
+    if not np.all(np.isfinite(mean)):
+        return CheckResult("fail", measured, predicted, tolerance, "non-finite measurements", details=details)
+    if not np.all(inside):
+        bad = int(np.argmax(np.abs(mean - expected) / np.maximum(half, np.finfo(float).tiny)))
+        side = "above" if mean[bad] > expected[bad] else "below"
+        return CheckResult("fail", measured, predicted, tolerance,
+                           f"at point {bad} the mean {mean[bad]:.6g} is {side} the exact {expected[bad]:.6g} by "
+                           f"more than the half-width {half[bad]:.3g}", details=details)
+    if np.any(half > resolution * np.abs(expected)):
+        coarse = int(np.argmax(half / np.abs(expected)))
+        return CheckResult("inconclusive", measured, predicted, tolerance,
+                           f"half-width {half[coarse]:.3g} exceeds {resolution:.0%} of the exact value "
+                           f"{expected[coarse]:.3g} at point {coarse}: too few seeds to discriminate", details=details)
+    return CheckResult("pass", measured, predicted, tolerance,
+                       f"the mean matches the exact expectation at all {points} points (resolution "
+                       f"{float(np.max(half / np.abs(expected))):.1%})", details=details)

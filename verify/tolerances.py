@@ -42,3 +42,16 @@ REFERENCE_MARGIN = 100.0
 #: A bound claim whose measured/bound ratio is below 1/LOOSE_RATIO is flagged "loose" in tables and figures: such a
 #: bound cannot discriminate a correct implementation from one whose error is LOOSE_RATIO times larger.
 LOOSE_RATIO = 1e3
+
+#: Exact expectations (``exact_expectation``): the Monte-Carlo mean over seeds must lie within the two-sided
+#: confidence interval around the exactly computed expectation, at this *family-wise* confidence over all points of
+#: the check (Bonferroni). 0.999 keeps the false-fail rate of a correct implementation at ≤ 1e-3 per claim, so that
+#: a correct run passes for 10 base seeds with probability ≥ 99%.
+EXACT_CONFIDENCE = 0.999
+
+#: Resolution of an exact-expectation check: the confidence half-width must be at most this fraction of the exact
+#: value at every point, otherwise the check is ``inconclusive`` (a sweep too noisy to see a 10% error proves nothing).
+EXACT_RESOLUTION = 0.1
+
+#: Deterministic exact predictions (no Monte-Carlo noise): relative agreement required, floating point only.
+EXACT_RELATIVE = 1e-8
