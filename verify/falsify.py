@@ -370,6 +370,7 @@ def falsify(theorem: str | Any, algorithm: str | None = None, budget: int = DEFA
     if len(valid):
         best = valid.loc[valid["ratio"].idxmax()]
         worst = _describe(best, names)
+        worst["conditions"] = [c.as_dict() for c in thm.check_conditions(worst["constants"])]
         result.worst = worst
         x = {n: float(best[f"x_{n}"]) for n in names}
         max_hi = float(valid["ratio_hi"].max())
@@ -380,6 +381,7 @@ def falsify(theorem: str | Any, algorithm: str | None = None, budget: int = DEFA
         else:
             confirm = run(x, "confirm", fresh)
             result.confirmation = _describe(pd.Series(confirm), names)
+            result.records = pd.concat([records, pd.DataFrame([confirm])], ignore_index=True)
             if confirm["conditions_ok"] and confirm["ratio_lo"] > 1.0:
                 result.verdict = "refuted"
                 result.explanation = (f"on fresh seeds the worst instance has measured/bound in "

@@ -1,0 +1,125 @@
+"""``fedrates falsify THEOREM [--algorithm A] [--budget N] [--seed S] [--out DIR] [--json]``
+
+Two directions on one theorem (see :mod:`fedrates.verify.falsify` and :mod:`fedrates.verify.pep`):
+
+* adversarial instance search (explicit theorems with a registered target): the instance maximising measured/bound,
+  its ratio interval, the theorem's conditions on it, and a verdict ``refuted`` / ``survived`` / ``vacuous``;
+* tight worst cases (theorems with PEP cases): the SDP worst case of the K = 1 deterministic reduction against the
+  theorem's value, verdict ``false-on-class`` / ``holds`` / ``tight`` / ``inconclusive``.
+
+Writes ``DIR/records.parquet`` (every evaluated instance; rerunning with the same seed resumes), ``DIR/result.json``,
+``DIR/report.html`` and ``DIR/report.pdf`` (default DIR: ``fedrates-falsify/THEOREM``).  Exit 0 when nothing was
+broken, 1 when the bound is refuted or false on the PEP class, 2 on bad input (an ``order`` theorem, an unknown
+theorem or algorithm, a budget ≤ 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from fedrates.solvers.errors import InputError
+from fedrates.verify.commands._common import print_json
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "falsify", help="search for the instance that breaks a bound; tight worst cases with PEP",
+        description="Search for the instance maximising measured/bound of an explicit theorem, and compare the "
+                    "theorem with the tight worst case (PEPit) of its deterministic one-client reduction.")
+    parser.add_argument("theorem", metavar="THEOREM", help="theorem id (see: fedrates list theorems)")
+    parser.add_argument("--algorithm", help="algorithm of the search target (default: the theorem's registered one)")
+    parser.add_argument("--budget", type=int, default=None,
+                        help="number of evaluated instances (default: 200)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the search and of the run seeds (default: 0)")
+    parser.add_argument("--out", metavar="DIR", help="output directory (default: fedrates-falsify/THEOREM)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from fedrates.bounds import catalog
+    from fedrates.verify import falsify, pep
+
+    thm = catalog.get(args.theorem)  # unknown ids: InputError with a suggestion
+    budget = falsify.DEFAULT_BUDGET if args.budget is None else args.budget
+    if budget <= 0:
+        raise InputError(f"--budget {budget} must be a positive number of evaluated instances")
+    if thm.kind == "order":
+        hint = f"; try {thm.id}.explicit" if f"{thm.id}.explicit" in catalog.ids() else ""
+        raise InputError(f"theorem {thm.id} is of kind 'order' (hidden constant): nothing explicit to break{hint}")
+    target = falsify.target_for(thm.id, args.algorithm) if thm.kind == "explicit" else None
+    cases = pep.cases_for(thm.id)
+    if args.algorithm is not None and target is None:
+        raise InputError(f"no search target for theorem {thm.id} with algorithm '{args.algorithm}'")
+    if target is None and not cases:
+        searchable = sorted({t for t, _ in falsify.TARGETS})
+        with_pep = sorted({c.theorem for c in pep.CASES if c.theorem})
+        raise InputError(f"theorem {thm.id} has no search target and no PEP case; searchable: "
+                         f"{', '.join(searchable)}; with PEP: {', '.join(with_pep)}")
+    out = Path(args.out) if args.out else Path("fedrates-falsify") / thm.id
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out '{out}' cannot be created: {exc.strerror or exc}") from None
+    summary: dict[str, Any] = {"theorem": thm.id, "label": thm.label, "title": thm.title, "statement": thm.statement,
+                               "kind": thm.kind, "probability": thm.probability, "search": None, "pep": []}
+    records = None
+    if target is not None:
+        result = falsify.falsify(thm, target.algorithm, budget=budget, seed=args.seed, out=out)
+        summary["search"] = result.as_dict()
+        records = result.records
+    summary["pep"] = [pep.run_case(c).as_dict() for c in cases]
+    (out / "result.json").write_text(json.dumps(_jsonable(summary), indent=2) + "\n", encoding="utf-8")
+    from fedrates.reports import falsify as report
+
+    report.render_html(summary, records, out / "report.html")
+    report.render_pdf(summary, records, out / "report.pdf")
+    broken = (summary["search"] or {}).get("verdict") == "refuted" or any(
+        c["verdict"] == "false-on-class" for c in summary["pep"])
+    if args.json:
+        print_json({**summary, "out": str(out)})
+    else:
+        sys.stdout.write(_text(summary, out))
+    return 1 if broken else 0
+
+
+def _jsonable(obj: Any) -> Any:
+    from fedrates.verify.jsonable import to_jsonable
+
+    return to_jsonable(obj)
+
+
+def _g(v: Any) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def _text(summary: dict[str, Any], out: Path) -> str:
+    lines = [f"{summary['theorem']} ({summary['label']}): {summary['title']}"]
+    s = summary["search"]
+    if s is not None:
+        lines.append(f"search: {s['algorithm']} on {s['family']}, {s['evaluations']} instances "
+                     f"({s['valid_instances']} within the conditions), {s['seconds']:.1f} s")
+        lines.append(f"verdict: {s['verdict']} -- {s['explanation']}")
+        w = s["worst"]
+        if w:
+            lines.append(f"worst instance (#{w['index']}): measured/bound = {w['ratio']:.4g} "
+                         f"[{w['ratio_lo']:.4g}, {w['ratio_hi']:.4g}], measured {w['measured_mean']:.4g}, "
+                         f"bound {w['bound']:.4g}")
+            lines.append("  parameters: " + ", ".join(f"{k}={_g(v)}" for k, v in w["parameters"].items()))
+            lines.append("  constants:  " + ", ".join(f"{k}={_g(v)}" for k, v in w["constants"].items()))
+            lines.append("  conditions: " + "; ".join(
+                f"{c['condition']} [{'holds' if c['holds'] else 'FAILS' if c['holds'] is False else 'n/a'}]"
+                for c in w.get("conditions", [])))
+            lines.append(f"  rerun: {w['run_command']}")
+    for c in summary["pep"]:
+        ratio = "" if c["ratio_bound_over_worst"] is None else f", bound/worst = {c['ratio_bound_over_worst']:.4g}"
+        sdp = c["sdp"]
+        gap = "n/a" if sdp["gap"] is None else f"{sdp['gap']:.1e}"
+        lines.append(f"PEP {c['case']}: {c['verdict']} -- bound {_g(c['bound'])}, worst case {_g(c['worst_case'])}"
+                     f"{ratio} (duality gap {gap}, {sdp['solver']}, {sdp['seconds']:.2f} s)")
+    lines.append(f"records, result.json, report.html, report.pdf in {out}")
+    return "\n".join(lines) + "\n"
