@@ -459,7 +459,7 @@ def _bao_fast_fedda(x: Mapping[str, float]) -> Instance:
 register(Target(
     theorem="bao.thm2.1.explicit", algorithm="fast_fedda", family="quadratic",
     space=(
-        Dim("mu", 0.02, 1.0, doc="strong convexity (L = 1)"),
+        Dim("mu", 0.05, 1.0, doc="strong convexity (L = 1)"),
         Dim("spread", 1e-3, 3.0, doc="std of the client optima (heterogeneity H)"),
         Dim("sigma", 1e-2, 10.0, doc="gradient noise level"),
         Dim("radius", 0.5, 20.0, doc="radius of the ball domain"),
@@ -468,7 +468,7 @@ register(Target(
         Dim("clients", 1, 8, integer=True, doc="clients K"),
         Dim("E", 1, 16, integer=True, doc="local steps"),
         Dim("a_factor", 0.5, 4.0, doc="a / (4L/mu)"),
-        Dim("t_factor", 1.0, 8.0, doc="T / a"),
+        Dim("t_factor", 1.0, 6.0, doc="T / a"),
     ),
     build=_bao_fast_fedda,
     description="Fast-FedDA on federated quadratics (population-exact constants, Gaussian gradient noise)",

@@ -1,0 +1,115 @@
+"""Tight worst cases with PEPit: certified SDPs, the textbook case against its closed form, the K = 1 reductions
+against known rates, and verdicts that can fail (a contraction factor below the true one is found false)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+pytest.importorskip("PEPit", reason="PEPit is a dependency of the falsify command")
+
+from fedrates.verify import pep  # noqa: E402
+
+
+def _certified_close(result: pep.PEPResult, expected: float) -> None:
+    assert result.certified, result.as_dict()
+    # the SDP is accurate to its certified accuracy; Clarabel's own tolerance (1e-8, relative) is added for the
+    # closed form's rounding in the solver's scaling
+    tol = result.accuracy + 1e-7 * max(1.0, abs(expected))
+    assert abs(result.dual - expected) <= tol, (result.dual, expected, tol)
+    assert abs(result.primal - expected) <= tol, (result.primal, expected, tol)
+
+
+@pytest.mark.parametrize(("L", "gamma_L", "N"), [(1.0, 1.0, 1), (1.0, 1.0, 4), (3.0, 0.5, 3), (2.0, 0.25, 2)])
+def test_textbook_gradient_descent_matches_drori_teboulle(L: float, gamma_L: float, N: int) -> None:
+    """GD on L-smooth convex f: tight worst case f(x_N) - f* = L ||x0 - x*||^2 / (4 N L gamma + 2), gamma <= 1/L."""
+    case = pep.get("textbook/gd-smooth-convex")
+    result = pep.solve(case.build({"L": L, "gamma": gamma_L / L, "N": N}))
+    _certified_close(result, L / (4 * N * L * (gamma_L / L) + 2))
+    assert result.seconds < 10.0
+
+
+def test_textbook_case_is_not_matched_by_a_wrong_formula() -> None:
+    """The textbook check can fail: the classical non-tight bound L/(2 N) at gamma = 1/L is far from the SDP value."""
+    case = pep.get("textbook/gd-smooth-convex")
+    result = pep.solve(case.build({"L": 1.0, "gamma": 1.0, "N": 4}))
+    assert result.certified
+    wrong = 1.0 / (2 * 4)  # L ||x0 - x*||^2 / (2 N) (the textbook upper bound, not tight)
+    assert abs(result.dual - wrong) > 100 * result.accuracy
+    verdict, ratio, _ = pep.compare(wrong, result)
+    assert verdict == "holds" and ratio == pytest.approx(wrong / result.dual)
+
+
+@pytest.mark.parametrize(("mu", "gamma", "E"), [(0.1, 0.5, 3), (0.2, 0.25, 2)])
+def test_fedavg_one_client_reduction_matches_gd_contraction(mu: float, gamma: float, E: int) -> None:
+    """FedAvg with K = 1 is E GD steps; for gamma <= 2/(L + mu) the tight worst ||w_E - w*||^2 / ||w_0 - w*||^2 on
+    F_{mu,L} is max(|1 - gamma mu|, |1 - gamma L|)^(2E) (Taylor, Hendrickx & Glineur 2017)."""
+    result = pep.solve(pep._fedavg_round({"L": 1.0, "mu": mu, "gamma": gamma, "E": E}))
+    _certified_close(result, max(abs(1 - gamma * mu), abs(1 - gamma)) ** (2 * E))
+
+
+def test_catalogued_contraction_factors_hold_with_their_looseness() -> None:
+    for case_id in ("buttaci.lemA3.kappa/fedavg-K1", "buttaci.lemA3.kappa/fedprox-K1", "buttaci.lemB3.kappa/pfl-K1",
+                    "das.lem2/local-gd"):
+        comp = pep.run_case(case_id)
+        assert comp.verdict == "holds", comp.as_dict()
+        assert all(c["holds"] for c in comp.conditions), comp.conditions
+        assert comp.ratio is not None and comp.ratio > 1.0
+        assert comp.result.seconds < 10.0
+    # FedAvg, K = 1: kappa = (1 - gamma mu)^E against the tight (1 - gamma mu)^(2E): looseness exactly 1/kappa
+    comp = pep.run_case("buttaci.lemA3.kappa/fedavg-K1")
+    kappa = (1 - 0.5 * 0.1) ** 3
+    assert comp.bound == pytest.approx(kappa, rel=1e-12)
+    assert comp.ratio == pytest.approx(1 / kappa, rel=1e-6)
+
+
+@pytest.mark.parametrize("case_id", ["buttaci.lemA3.kappa/fedavg-K1", "buttaci.lemA3.kappa/fedprox-K1",
+                                     "buttaci.lemB3.kappa/pfl-K1"])
+def test_contraction_factor_smaller_than_the_true_one_is_false_on_the_class(case_id: str) -> None:
+    """Soundness: a factor 5% below the certified worst case (a wrong, too optimistic kappa) -> false-on-class."""
+    true = pep.run_case(case_id)
+    scale = 0.95 * true.result.primal / true.bound  # a factor 5% below the certified worst case
+    comp = pep.run_case(case_id, bound_scale=scale)
+    assert comp.verdict == "false-on-class", comp.as_dict()
+
+
+def test_das_lemma3_tight_on_convex_and_false_without_convexity() -> None:
+    """Lemma 3 is co-coercivity (worst slack 0 on convex f); on L-smooth nonconvex f one GD step can multiply
+    ||grad f||^2 by (1 + eta L)^2 (the catalogued erratum): slack (1+eta L)^2 - 1 + (2/(eta L) - 1)(eta L)^2 = 2
+    at eta L = 1/2."""
+    convex = pep.run_case("das.lem3/convex")
+    assert convex.verdict == "tight", convex.as_dict()
+    assert convex.params["rhs_coefficients"] == pytest.approx({"g2": 1.0, "dg2": -3.0})
+    nonconvex = pep.run_case("das.lem3/nonconvex")
+    assert nonconvex.verdict == "false-on-class"
+    eta_L = 0.5
+    expected = (1 + eta_L) ** 2 - 1 + (2 / eta_L - 1) * eta_L**2
+    _certified_close(nonconvex.result, expected)
+
+
+def test_solver_failure_is_inconclusive_with_the_message() -> None:
+    case = pep.get("textbook/gd-smooth-convex")
+    result = pep.solve(case.build(case.params), solver="NO_SUCH_SOLVER")
+    assert not result.certified and result.message
+    verdict, ratio, text = pep.compare(0.0, result)
+    assert verdict == "inconclusive" and ratio is None and result.message.split(":")[0] in text
+
+
+def test_inaccurate_solution_is_inconclusive_not_a_verdict() -> None:
+    """A status 'optimal' with a residual above tolerance or a large duality gap gives no verdict."""
+    base = dict(primal=0.5, dual=0.5, gap=0.0, primal_residual=1e-9, dual_residual=1e-9, proof_residual=1e-9,
+                status="optimal", solver="X", seconds=0.0)
+    assert pep.compare(0.1, pep.PEPResult(**base))[0] == "false-on-class"
+    for bad in ({"proof_residual": 1e-3}, {"dual_residual": 1e-4}, {"gap": 1e-3, "dual": 0.501},
+                {"primal_residual": 1e-5}):
+        assert pep.compare(0.1, pep.PEPResult(**{**base, **bad}))[0] == "inconclusive", bad
+
+
+def test_accuracy_band_gives_tight() -> None:
+    r = pep.PEPResult(primal=1.0, dual=1.0 + 1e-9, gap=1e-9, primal_residual=0.0, dual_residual=0.0,
+                      proof_residual=0.0, status="optimal", solver="X", seconds=0.0)
+    assert pep.compare(1.0, r)[0] == "tight"
+    assert pep.compare(1.0 + 1e-6, r)[0] == "holds"
+    assert pep.compare(1.0 - 1e-6, r)[0] == "false-on-class"
+    assert math.isinf(pep.PEPResult(None, None, None, None, None, None, "error", "X", 0.0).accuracy)
