@@ -71,6 +71,19 @@ def test_records_are_written_and_a_rerun_resumes_without_recomputing(tmp_path, m
     assert second.worst["ratio"] == first.worst["ratio"]
 
 
+def test_printed_run_command_reproduces_the_measured_value(capsys) -> None:
+    """The worst instance's command line reruns the exact instance: same mean objective gap, bit for bit."""
+    import shlex
+
+    result = falsify.falsify(THM, seed=1, budget=4)
+    argv = shlex.split(result.worst["run_command"])
+    assert argv[:2] == ["fedrates", "run"]
+    assert main([*argv[1:], "--json"]) == 0
+    finals = json.loads(capsys.readouterr().out)["final"]
+    assert sum(r["objective_gap"] for r in finals) / len(finals) == pytest.approx(result.worst["measured_mean"],
+                                                                                  rel=1e-12)
+
+
 def test_bad_input() -> None:
     with pytest.raises(InputError, match="kind 'order'.*bao.thm2.1.explicit"):
         falsify.falsify("bao.thm2.1")
