@@ -3,10 +3,10 @@
 Renders the stored result (the ``result.json`` document written by ``fedrates falsify``) and the search records
 (``records.parquet``); nothing is recomputed and nothing of the numerical packages is imported.  Contents: the
 statement, the search verdict with its explanation, the ratio measured/bound along the search (log scale, interval
-bars, instances outside the theorem's conditions in grey, the lines 1 and 10⁻³), the worst instance (parameters,
-exact constants, conditions, command line to rerun it), and the PEP table (bound, SDP worst case, bound/worst,
-duality gap, residuals, verdict).  The HTML page is one self-contained file (inline SVG); every text taken from the
-result is escaped.
+bars — an interval reaching 0 is drawn down to ratio/100 —, instances outside the theorem's conditions in grey, the
+lines 1 and 10⁻³), the worst instance (parameters, exact constants, conditions, command line to rerun it), and the
+PEP table (bound, SDP worst case, bound/worst, duality gap, residuals, verdict).  The HTML page is one self-contained
+file (inline SVG); every text taken from the result is escaped.
 """
 
 from __future__ import annotations
@@ -57,7 +57,9 @@ def ratio_figure(records: pd.DataFrame | None, theorem: str) -> Figure | None:
                                 (ok & (df.get("phase") == "refine"), "C1", "Nelder-Mead"),
                                 (ok & (df.get("phase") == "confirm"), "C3", "confirmation (fresh seeds)")):
         if mask.any():
-            lo = (df.loc[mask, "ratio"] - df.loc[mask, "ratio_lo"].clip(lower=0)).clip(lower=0)
+            # an interval reaching 0 is drawn down to ratio/100 (log axis)
+            lo = (df.loc[mask, "ratio"] - df.loc[mask, "ratio_lo"].clip(lower=df.loc[mask, "ratio"] / 100)).clip(
+                lower=0)
             hi = (df.loc[mask, "ratio_hi"] - df.loc[mask, "ratio"]).clip(lower=0)
             ax.errorbar(x[mask], df.loc[mask, "ratio"], yerr=[lo, hi], fmt="o", ms=3, color=colour, lw=0.6,
                         label=label)

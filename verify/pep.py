@@ -21,7 +21,8 @@ gradient steps, so its worst case over the function class is a PEP:
 With K = 1 and σ = 0 the additive terms of Lemmas A.3/B.3 vanish except those carrying G², so the contraction
 factor κ alone must bound the per-round ratio ‖w̄_{t+1,0} − w★‖²/‖w̄_{t,0} − w★‖² on F_{μ,L}: a PEP worst case
 above κ (beyond the SDP's accuracy) is an instance on which the lemma is false.  A worst case below κ gives the
-looseness bound/worst.
+looseness bound/worst.  Found: for FedAvg, FedProx and PFL with one client the tight factor of the *squared*
+distance is κ² (attained by a quadratic along its μ-eigenvector), so Lemmas A.3/B.3 are loose by exactly 1/κ there.
 
 **Two comparison forms.**  ``ratio``: the theorem's rhs at the case's normalised parameters is a number b, compared
 with τ.  ``slack``: the rhs depends on the trajectory (e.g. Das Lemma 3's ‖∇f(w_τ)‖² − (2/(ηL) − 1)‖Δ∇f‖²); it is

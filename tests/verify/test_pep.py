@@ -113,3 +113,32 @@ def test_accuracy_band_gives_tight() -> None:
     assert pep.compare(1.0 + 1e-6, r)[0] == "holds"
     assert pep.compare(1.0 - 1e-6, r)[0] == "false-on-class"
     assert math.isinf(pep.PEPResult(None, None, None, None, None, None, "error", "X", 0.0).accuracy)
+
+
+@pytest.mark.parametrize(("case_id", "algorithm", "hyper"), [
+    ("buttaci.lemA3.kappa/fedavg-K1", "fedavg", {"step": 0.5, "local_steps": 3}),
+    ("buttaci.lemA3.kappa/fedprox-K1", "fedprox", {"step": 0.5, "local_steps": 3, "mu_prox": 1.0}),
+])
+def test_pep_reduction_is_the_implemented_round(case_id: str, algorithm: str, hyper: dict) -> None:
+    """The PEP models the implemented method: one round of the solvers' algorithm with one client and exact
+    gradients on a quadratic with spectrum [mu, L] attains the PEP worst case along the mu-eigenvector, and no
+    random start exceeds it."""
+    import numpy as np
+
+    from fedrates.solvers import algorithms, problems, reference
+
+    comp = pep.run_case(case_id)
+    assert comp.result.certified
+    problem = problems.make("quadratic", None, structure="random", clients=1, dim=3, mu=0.1, L=1.0, spread=1.0,
+                            seed=4)
+    ev, V = np.linalg.eigh(problem.datafit.hessians[0])
+    centre = reference.solve(problem).w
+    rng = np.random.default_rng(0)
+    starts = [V[:, 0]] + [d / np.linalg.norm(d) for d in rng.standard_normal((5, 3))]
+    ratios = []
+    for d in starts:
+        trace = algorithms.run_batch(algorithm, problem, 1, seeds=[0], gradients="exact", w0=centre + d, **hyper)
+        ratios.append(float(trace.final()["distance_to_optimum"].iloc[0]) ** 2)
+    tol = comp.result.accuracy + 1e-9
+    assert ratios[0] == pytest.approx(comp.result.dual, abs=tol)
+    assert max(ratios) <= comp.result.dual + tol
