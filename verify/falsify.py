@@ -32,8 +32,13 @@ has upper ratio bound < :data:`VACUOUS` (the bound holds but says little); ``inc
 
 **Records.**  Every evaluated instance is a row of ``DIR/records.parquet`` (parameters, constants, conditions,
 measured mean/sd/n, bound, ratio and its interval, reference gap, seconds, phase).  Evaluations are memoised on the
-instance's parameters and seeds: rerunning with the same ``--seed`` replays the same proposals and reads finished
-ones from the file (resume after an interruption; a larger ``--budget`` continues where the smaller one stopped).
+theorem, algorithm, instance parameters, bound scale and seeds: rerunning with the same ``--seed`` replays the same
+proposals and reads finished ones from the file (resume after an interruption; a larger ``--budget`` re-reads the
+Sobol points it shares with the smaller run, since a Sobol sequence of a given seed extends its prefix).
+
+**Scope.**  Expectation and deterministic statements; a high-probability statement needs a quantile, not a mean,
+and is refused until a target provides one.  A deterministic theorem is run with one seed (its target must use
+exact gradients).
 
 **Adding a target** (seeds 001–004): write ``build(x) -> Instance`` that maps a point of the search box (a dict of
 parameter values) to a problem, the algorithm with its hyperparameters, the number of rounds and the theorem's
@@ -212,7 +217,14 @@ class _Store:
         self.rows: list[dict[str, Any]] = []
         self.cache: dict[str, dict[str, Any]] = {}
         if path is not None and path.exists():
-            for row in pd.read_parquet(path).to_dict("records"):
+            try:
+                frame = pd.read_parquet(path)
+            except Exception as exc:  # noqa: BLE001 - any unreadable file is reported as bad input
+                raise InputError(f"cannot resume from '{path}': {str(exc).splitlines()[0] if str(exc) else exc!r}; "
+                                 f"remove it or choose another --out") from None
+            if "key" not in frame:
+                raise InputError(f"cannot resume from '{path}': it has no 'key' column (not a falsify record file)")
+            for row in frame.to_dict("records"):
                 self.cache[row["key"]] = row
 
     def get(self, key: str) -> dict[str, Any] | None:
@@ -261,6 +273,9 @@ class FalsifyResult:
 
 
 def _check_theorem(theorem: Any) -> None:
+    if theorem.kind == "explicit" and theorem.probability == "high_probability":
+        raise InputError(f"theorem {theorem.id} is a high-probability bound; the search estimates means (an "
+                         f"expectation or a deterministic value), not (1 - delta)-quantiles")
     if theorem.kind != "explicit":
         from fedrates.bounds import catalog
 
@@ -303,7 +318,7 @@ def falsify(theorem: str | Any, algorithm: str | None = None, budget: int = DEFA
         return {d.name: d.from_unit(v) for d, v in zip(target.space, u, strict=True)}
 
     def run(x: dict[str, float], phase: str, seeds: list[int]) -> dict[str, Any]:
-        key = _key({**x, "bound_scale": bound_scale}, seeds)
+        key = f"{thm.id}|{target.algorithm}|" + _key({**x, "bound_scale": bound_scale}, seeds)
         row = store.get(key)
         if row is None:
             row = evaluate(target, thm, x, seeds, bound_scale)

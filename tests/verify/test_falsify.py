@@ -93,6 +93,14 @@ def test_bad_input() -> None:
         falsify.falsify("bao.thm99")
     with pytest.raises(InputError, match="no search target"):
         falsify.falsify("bao.prop3.1")
+    with pytest.raises(InputError, match="high-probability"):
+        falsify.falsify("bao.thm3.1.explicit")
+
+
+def test_unreadable_records_file_is_bad_input(tmp_path) -> None:
+    (tmp_path / "records.parquet").write_text("not parquet", encoding="utf-8")
+    with pytest.raises(InputError, match="cannot resume"):
+        falsify.falsify(THM, budget=2, out=tmp_path)
 
 
 @pytest.mark.parametrize(("argv", "needle"), [
