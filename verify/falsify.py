@@ -69,7 +69,8 @@ __all__ = ["CONFIDENCE", "DEFAULT_BUDGET", "Dim", "Instance", "Target", "TARGETS
 CONFIDENCE = 0.99
 #: upper ratio bound below which the bound is called vacuous on the searched region
 VACUOUS = 1e-3
-#: default number of evaluated instances (search + Nelder–Mead); ≈ 15–40 s on a loaded 2-core machine
+#: default number of evaluated instances (Sobol + Nelder–Mead; the confirmation run comes on top); ≈ 10–30 s on a
+#: loaded 2-core machine
 DEFAULT_BUDGET = 200
 #: seeds per evaluated instance during the search, and fresh seeds of the confirmation run
 SEARCH_SEEDS = 8

@@ -40,6 +40,11 @@ message.  Verdicts: ``false-on-class`` (b < primal τ − accuracy: the primal G
 where the bound fails), ``holds`` (b ≥ dual τ + accuracy; reported with b/τ), ``tight`` (|b − τ| within the
 accuracy), ``inconclusive``.
 
+**Textbook gate.**  Before any federated comparison is reported, :func:`compare_theorem` solves the textbook case
+(gradient descent on L-smooth convex functions, tight value L‖x₀ − x★‖²/(4NγL + 2), Drori & Teboulle 2014, Thm 3.1)
+and checks it against the closed form within the certified accuracy; if that fails, every verdict is
+``inconclusive``.
+
 **Adding a case** (e.g. for a seed whose algorithm is a fixed composition of gradient/prox steps): write a builder
 ``(params) -> PEPProblem`` and append a :class:`PEPCase` to :data:`CASES` with the catalogue theorem id and a map
 from the case's parameters to the theorem's symbols.
@@ -59,7 +64,8 @@ import numpy as np
 
 from fedrates.solvers.errors import InputError, unknown_name
 
-__all__ = ["CASES", "PEPCase", "PEPComparison", "PEPProblem", "PEPResult", "compare", "get", "run_case", "solve"]
+__all__ = ["CASES", "PEPCase", "PEPComparison", "PEPProblem", "PEPResult", "compare", "compare_theorem", "get",
+           "run_case", "solve", "textbook_gate"]
 
 #: largest acceptable primal/dual infeasibility and proof-reconstruction error (absolute; every case is normalised so
 #: that the initial quantity is ≤ 1 and L = 1, so the Gram entries are O(1)); Clarabel reaches ~1e-9 on these sizes
@@ -474,3 +480,30 @@ def run_case(case: PEPCase | str, bound_scale: float = 1.0, **overrides: float) 
     if "coefficients" in params:
         shown["rhs_coefficients"] = dict(params["coefficients"])
     return PEPComparison(case.id, case.theorem, shown, case.form, bound, result, verdict, ratio, conditions, text)
+
+
+def textbook_gate(solver: str = SOLVER) -> tuple[bool, str]:
+    """Solve the textbook case (GD, L = 1, γ = 1/L, N = 4) and check it against Drori & Teboulle's closed form
+    1/18 within the certified accuracy; federated comparisons are trusted only when this passes."""
+    case = get("textbook/gd-smooth-convex")
+    result = solve(case.build(case.params), solver=solver)
+    expected = float(case.closed_form(case.params))  # type: ignore[misc]
+    if not result.certified:
+        return False, f"textbook PEP not certified ({result.message or result.status})"
+    err = abs(result.dual - expected)  # type: ignore[operator]
+    if err > result.accuracy + 1e-7 * expected:
+        return False, f"textbook PEP gives {result.dual:.10g}, closed form {expected:.10g} (error {err:.2g})"
+    return True, f"textbook PEP matches L/(4NγL+2) = {expected:.10g} within {err:.2g}"
+
+
+def compare_theorem(theorem_id: str, solver: str = SOLVER) -> list[PEPComparison]:
+    """Every case of a theorem, after the textbook gate; if the gate fails every verdict is ``inconclusive``."""
+    cases = cases_for(theorem_id)
+    if not cases:
+        return []
+    ok, text = textbook_gate(solver)
+    out = [run_case(c) for c in cases]
+    if not ok:
+        out = [PEPComparison(c.case, c.theorem, c.params, c.form, c.bound, c.result, "inconclusive", None,
+                             c.conditions, f"{text}; no PEP verdict is trusted") for c in out]
+    return out

@@ -142,3 +142,12 @@ def test_pep_reduction_is_the_implemented_round(case_id: str, algorithm: str, hy
     tol = comp.result.accuracy + 1e-9
     assert ratios[0] == pytest.approx(comp.result.dual, abs=tol)
     assert max(ratios) <= comp.result.dual + tol
+
+
+def test_textbook_gate_passes_and_a_broken_solver_makes_every_verdict_inconclusive() -> None:
+    ok, text = pep.textbook_gate()
+    assert ok, text
+    comps = pep.compare_theorem("das.lem3", solver="NO_SUCH_SOLVER")
+    assert comps and all(c.verdict == "inconclusive" for c in comps)
+    assert all("textbook" in c.explanation for c in comps)
+    assert pep.compare_theorem("bao.thm2.1.explicit") == []

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         result = falsify.falsify(thm, target.algorithm, budget=budget, seed=args.seed, out=out)
         summary["search"] = result.as_dict()
         records = result.records
-    summary["pep"] = [pep.run_case(c).as_dict() for c in cases]
+    summary["pep"] = [c.as_dict() for c in pep.compare_theorem(thm.id)]
     (out / "result.json").write_text(json.dumps(_jsonable(summary), indent=2) + "\n", encoding="utf-8")
     from fedrates.reports import falsify as report
 
