@@ -157,3 +157,14 @@ def test_dim_maps_log_box_to_parameters() -> None:
     n = falsify.Dim("n", 1, 16, integer=True)
     assert n.from_unit(0.5) == 4.0 and n.from_unit(2.0) == 16.0
     assert math.isclose(falsify.Dim("y", 0.0, 1.0, log=False).from_unit(0.25), 0.25)
+
+
+def test_cli_refuted_bound_exits_1_and_prints_the_instance(tmp_path, monkeypatch, capsys) -> None:
+    """A bound scaled down by 1e6 (false everywhere) through the command: exit 1, the worst instance and its
+    `fedrates run` line are printed."""
+    import functools
+
+    monkeypatch.setattr(falsify, "falsify", functools.partial(falsify.falsify, bound_scale=1e-6))
+    assert main(["falsify", THM, "--budget", "6", "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "verdict: refuted" in out and "rerun: fedrates run fast_fedda" in out and "conditions: a >= 4*L/mu" in out
