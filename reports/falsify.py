@@ -145,8 +145,9 @@ def render_html_string(summary: Mapping[str, Any], records: pd.DataFrame | None)
         parts.append("<h2>Tight worst case (PEP)</h2>")
         parts.append(_table(_pep_rows(summary), _PEP_HEAD))
         for c in summary["pep"]:
+            conds = "; ".join(f"{d.get('condition')} [{_g(d.get('holds'))}]" for d in c.get("conditions") or [])
             parts.append(f"<p><b>{esc(str(c.get('case')))}</b>: {esc(str(c.get('explanation')))}; parameters "
-                         f"{esc(str(c.get('params')))}</p>")
+                         f"{esc(str(c.get('params')))}; conditions: {esc(conds or 'none')}</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
 
