@@ -77,7 +77,26 @@ def load_run(directory: Path) -> tuple[Any, list[dict[str, Any]], dict[str, Any]
     provenance = {**stored_provenance, **provenance}
     errata_path = directory / "errata.json"
     errata = _list_of_dicts(_load_json(errata_path, "errata"), "errata", errata_path) if errata_path.exists() else []
+    _fill_plots(records, verdicts)
     return records, verdicts, provenance, errata
+
+
+def _fill_plots(records: Any, verdicts: list[dict[str, Any]]) -> None:
+    """Verdicts stored without a figure description (older runs) get one computed from the stored records."""
+    from fedrates.verify.plotdata import plot_spec
+
+    for v in verdicts:
+        if "plot" in v or v.get("verdict") in ("error", "conditions-not-met") or not v.get("x"):
+            continue
+        rows = records[records["claim"] == v.get("claim")] if "claim" in records.columns else records.iloc[0:0]
+        if rows.empty:
+            continue
+        try:
+            v["plot"] = plot_spec(rows, v)
+        except (ValueError, KeyError, TypeError):
+            continue
+        if v.get("bound_ratio") is None and v["plot"].get("bound_ratio") is not None:
+            v["bound_ratio"], v["loose"] = v["plot"]["bound_ratio"], v["plot"]["loose"]
 
 
 def run(args: argparse.Namespace) -> int:
