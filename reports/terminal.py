@@ -24,16 +24,22 @@ def _cell(value: Any) -> str:
     return "—" if value is None else str(value)
 
 
-def verdict_table(verdicts: Sequence[Mapping[str, Any]], title: str | None = None) -> Any:
-    """A :class:`rich.table.Table` with columns verdict, claim, measured / predicted (tolerance)."""
+def verdict_table(verdicts: Sequence[Mapping[str, Any]], title: str | None = None, width: int = MAX_WIDTH) -> Any:
+    """A :class:`rich.table.Table` with columns verdict, claim, measured / predicted (tolerance), ``width`` wide."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, expand=False)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("claim", no_wrap=True, overflow="ignore")
-    table.add_column("measured / predicted (tolerance)", no_wrap=True, overflow="ellipsis", min_width=16)
+    # verdict and claim keep their full width (ids are never cut); the details take what is left
+    verdict_width = max([len("verdict"), *(len(str(v.get("verdict", "unknown"))) for v in verdicts)])
+    id_width = max([len("claim"), *(len(str(v.get("claim", ""))) for v in verdicts)])
+    table.add_column("verdict", no_wrap=True, min_width=verdict_width)
+    table.add_column("claim", no_wrap=True, min_width=id_width)
+    # rich shrinks every column of an over-wide table, ids included: give the details exactly the remaining width
+    # (column separators and edge padding of SIMPLE_HEAD without edge padding: 2 columns per gap)
+    details = max(16, width - verdict_width - id_width - 2 * 2)
+    table.add_column("measured / predicted (tolerance)", no_wrap=True, overflow="ellipsis", width=details)
     for v in verdicts:
         key = str(v.get("verdict", "unknown"))
         colour = COLOURS.get(key, "white")
@@ -56,5 +62,5 @@ def print_verdicts(verdicts: Sequence[Mapping[str, Any]], file: IO[str], *, tty:
     columns = min(width or (probe.width if probe else MAX_WIDTH), MAX_WIDTH)
     console = Console(file=file, highlight=False, width=columns, force_terminal=tty if tty else None,
                       no_color=not tty)
-    console.print(verdict_table(verdicts, title))
+    console.print(verdict_table(verdicts, title, columns))
     return console
