@@ -47,7 +47,8 @@ PARAMETERS = {
     "inner": Param(20, "int", "rank m >= 1 of Q_k = A_k A_k^T (structure=factors)", low=1),
     "factor_std": Param(0.05, "float", "std of the entries of A_k (structure=factors) > 0", low=0.0,
                         low_inclusive=False),
-    "sigma": Param(0.0, "float", "stochastic gradient noise level sigma >= 0 (E||noise||^2 = sigma^2)", low=0.0),
+    "sigma": Param(0.0, "float", "stochastic gradient noise level sigma >= 0 (E||noise||^2 = sigma^2); the default 0 "
+                   "makes stochastic gradients exact, so runs with different seeds coincide", low=0.0),
     "lam": Param(0.0, "float", "l1 regularisation lambda >= 0 (0 = smooth problem)", low=0.0),
     "radius": Param(None, "optional_float", "radius rho > 0 of the l2-ball domain (none = unconstrained)",
                     low=0.0, low_inclusive=False),
