@@ -211,3 +211,14 @@ def test_reports_import_no_upper_layer() -> None:
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_constants_name_effective_quantities_and_print_exact_zeros(tmp_path: Path) -> None:
+    tiny = 2.2250738585072014e-308  # how claims pass an exactly-zero τ to a theorem whose symbols are positive
+    text = _render(tmp_path, [_verdict(constants={"K": 6.61, "tau": tiny, "H": 0.0, "mu": 0.25})])
+    section = text[text.index("Constants of the instance"):]
+    assert "K_eff = 1/Σπ_k² (effective number of clients)" in section
+    assert "2.225e-308" not in text and "0 (exactly; the bound is evaluated at the limit 0⁺)" in section
+    assert "<th><code>H</code></th><td>0</td>" in section
+    integral = _render(tmp_path, [_verdict(constants={"K": 8.0})])
+    assert "K_eff" not in integral
