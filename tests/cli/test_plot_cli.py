@@ -29,8 +29,11 @@ def run_dir(tmp_path_factory) -> Path:
 def test_plot_writes_one_figure(run_dir: Path, tmp_path: Path, capsys, suffix: str, magic: bytes) -> None:
     out = tmp_path / f"fig{suffix}"
     assert main(["plot", str(run_dir), "--claim", "t/a", "--out", str(out)]) == 0
-    assert out.read_bytes().startswith(magic)
+    data = out.read_bytes()
+    assert data.startswith(magic)
     assert "wrote" in capsys.readouterr().out
+    if suffix == ".svg":  # provenance inside the file
+        assert b"t/a: verdict pass" in data and b"fedrates 0." in data
 
 
 def test_plot_json_describes_what_is_drawn(run_dir: Path, tmp_path: Path, capsys) -> None:

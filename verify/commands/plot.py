@@ -86,9 +86,17 @@ def run(args: argparse.Namespace) -> int:
     from fedrates.reports import figures
 
     fig = figures.claim_figure(rows, verdict, spec)
+    from fedrates import __version__
+
+    # provenance in the file itself: which claim, verdict and run the figure shows, and the fedrates version
+    about = (f"{args.claim}: verdict {verdict.get('verdict')}; run {verdict.get('profile', '?')} profile at "
+             f"{verdict.get('run_at', '?')}; records {records_path}; fedrates {__version__}")
+    metadata = {".svg": {"Title": args.claim, "Description": about, "Date": None},
+                ".png": {"Title": args.claim, "Description": about},
+                ".pdf": {"Title": args.claim, "Subject": about, "CreationDate": None}}[out.suffix.lower()]
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, metadata={"Date": None} if out.suffix.lower() == ".svg" else None)
+        fig.savefig(out, metadata=metadata)
     except OSError as exc:
         raise InputError(f"cannot write '{out}': {exc.strerror or exc}") from None
     if args.json:
