@@ -68,3 +68,9 @@ def test_check_returns_the_verdict_of_one_claim(monkeypatch) -> None:
 
     with pytest.raises(InputError, match="profile"):
         check("t/a", profile="fast")
+
+
+def test_list_theorems_heads_each_paper_with_its_citation(capsys) -> None:
+    assert main(["list", "theorems", "--paper", "das"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Das, Hashemi, Sanghavi, Dhillon, “On the Convergence of Differentially Private")
