@@ -173,6 +173,10 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
     errata = collect_errata(claims)
     all_verdicts, all_records, all_errata, kept = (
         merge_previous(out, verdicts, records, errata) if merge else (verdicts, records, errata, []))
+    if kept:
+        from fedrates.verify.plotdata import fill_missing
+
+        fill_missing(all_records, all_verdicts)  # earlier verdicts written before figures were described
     seeds = sorted({s for v in all_verdicts for s in v.get("seeds", [])})
     provenance = rec.provenance(seeds=seeds, extra={"profile": profile, "base_seed": base_seed, "jobs": jobs,
                                                     "points_computed": sweep.computed,

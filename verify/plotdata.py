@@ -30,7 +30,7 @@ import pandas as pd
 
 from fedrates.verify import tolerances as tol
 
-__all__ = ["plot_spec", "final_rows", "discriminating"]
+__all__ = ["plot_spec", "final_rows", "discriminating", "fill_missing"]
 
 _QUANTILE = re.compile(r"P\(X\s*≤\s*bound\)\s*≥\s*([0-9.eE+-]+)")
 _SLOPE = re.compile(r"slope\s+([-−+]?[0-9.eE+-]+)")
@@ -245,6 +245,23 @@ def plot_spec(records: pd.DataFrame, verdict: Mapping[str, Any], *, metric: str 
             spec["loose"] = bool(spec["bound_ratio"] < 1.0 / tol.LOOSE_RATIO)
             spec["bound_ratio_source"] = f"max {statistic}/bound (computed for the report)"
     return spec
+
+
+def fill_missing(records: pd.DataFrame, verdicts: list[dict[str, Any]]) -> None:
+    """Give verdicts stored without a figure description (written by older versions) one computed from the stored
+    records, and its bound ratio when the verdict has none (in place)."""
+    for v in verdicts:
+        if "plot" in v or v.get("verdict") in ("error", "conditions-not-met") or not v.get("x"):
+            continue
+        rows = records[records["claim"] == v.get("claim")] if "claim" in records.columns else records.iloc[0:0]
+        if rows.empty:
+            continue
+        try:
+            v["plot"] = plot_spec(rows, v)
+        except (ValueError, KeyError, TypeError):
+            continue
+        if v.get("bound_ratio") is None and v["plot"].get("bound_ratio") is not None:
+            v["bound_ratio"], v["loose"] = v["plot"]["bound_ratio"], v["plot"]["loose"]
 
 
 def discriminating(claim_ids: list[str]) -> dict[str, list[str]]:

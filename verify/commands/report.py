@@ -82,21 +82,9 @@ def load_run(directory: Path) -> tuple[Any, list[dict[str, Any]], dict[str, Any]
 
 
 def _fill_plots(records: Any, verdicts: list[dict[str, Any]]) -> None:
-    """Verdicts stored without a figure description (older runs) get one computed from the stored records."""
-    from fedrates.verify.plotdata import plot_spec
+    from fedrates.verify.plotdata import fill_missing
 
-    for v in verdicts:
-        if "plot" in v or v.get("verdict") in ("error", "conditions-not-met") or not v.get("x"):
-            continue
-        rows = records[records["claim"] == v.get("claim")] if "claim" in records.columns else records.iloc[0:0]
-        if rows.empty:
-            continue
-        try:
-            v["plot"] = plot_spec(rows, v)
-        except (ValueError, KeyError, TypeError):
-            continue
-        if v.get("bound_ratio") is None and v["plot"].get("bound_ratio") is not None:
-            v["bound_ratio"], v["loose"] = v["plot"]["bound_ratio"], v["plot"]["loose"]
+    fill_missing(records, verdicts)
 
 
 def run(args: argparse.Namespace) -> int:
