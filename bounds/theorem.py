@@ -143,6 +143,34 @@ class Theorem:
             out |= cond.free_symbols
         return out
 
+    def __repr__(self) -> str:
+        """Short and readable: id, label, kind, probability and the rhs (the full record is in the fields)."""
+        rhs = sp.sstr(self.rhs)
+        rhs = rhs if len(rhs) <= 80 else rhs[:77] + "..."
+        errata = f", {len(self.errata)} erratum" if self.errata else ""
+        relation = {"explicit": "<=", "order": "<~"}.get(self.kind, f"({self.kind})")
+        return (f"<Theorem {self.id} ({self.label}): {self.lhs} {relation} {rhs} [{self.kind}, {self.probability}"
+                f"{errata}]>")
+
+    def _repr_latex_(self) -> str:
+        """The statement as display LaTeX (Jupyter renders it with MathJax)."""
+        return f"$$ {self.statement} $$"
+
+    def _repr_html_(self) -> str:
+        """A small HTML card for Jupyter: title, statement (LaTeX), conditions and errata."""
+        import html
+
+        from fedrates.papers import cite
+
+        conditions = "".join(f"<li><code>{html.escape(condition_text(c))}</code></li>" for c in self.conditions)
+        errata = "".join(f"<li>{html.escape(n.text)}</li>" for n in self.errata)
+        return (f"<div><b>{html.escape(self.id)}</b> — {html.escape(self.label)}: {html.escape(self.title)}<br>"
+                f"<small>{html.escape(cite(self.paper))}; {self.kind}, {self.probability}"
+                f"{', ' + html.escape(self.equation) if self.equation else ''}</small>"
+                f"<p>$$ {html.escape(self.statement)} $$</p>"
+                + (f"<p>Conditions:</p><ul>{conditions}</ul>" if conditions else "")
+                + (f"<p>Errata:</p><ul>{errata}</ul>" if errata else "") + "</div>")
+
     def vocabulary(self) -> dict[str, str]:
         """Map paper letter -> canonical vocabulary name, for the letters that are sweep variables."""
         from fedrates.bounds.symbols import VOCABULARY

@@ -1,19 +1,23 @@
-"""Figures of stored records: measured metric against the swept parameter, on log-log axes.
+"""Figures of stored records: what a claim measured, next to what it predicted, on the same axes.
 
-The same figures serve the HTML report (inline SVG via :func:`to_svg`) and the PDF report. Figures are built
-with :class:`matplotlib.figure.Figure` directly (no pyplot state, no GUI backend), so rendering is safe in worker
-processes and leaves nothing open.
+The same figures serve the HTML report (inline SVG via :func:`to_svg`), the PDF report and ``fedrates plot``.
+Figures are built with :class:`matplotlib.figure.Figure` directly (no pyplot state, no GUI backend), so rendering is
+safe in worker processes and leaves nothing open.
 
-What a claim figure shows (``records_for_claim`` = the records of one claim, ``verdict`` = its verdict dict):
+A claim figure draws the verdict's ``plot`` description (computed by :mod:`fedrates.verify.plotdata` with the
+statistics of the claim's check):
 
-* one faint line per seed: the metric ``verdict["metric"]`` against the column ``verdict["x"]``; when ``x`` is
-  not ``round``, each run contributes its last recorded round (the value the theorem speaks about at that point);
-* a bold line: the **arithmetic** mean over seeds at each x (the expectation that rate theorems bound, and the
-  quantity whose log-log slope ``fedrates.verify.stats.loglog_slope`` fits);
-* the ``bound`` column (theorem right-hand side) as a dashed line, when it has finite values;
-* the fitted power law ``exp(intercept) · x^slope`` when the verdict has a ``fit``, labelled with its interval.
+* faint lines/dots: every seed's value of the metric against the swept parameter (last recorded round of each run
+  unless the parameter is the round itself);
+* markers with error bars: the statistic the check tests (arithmetic mean, or the (1 − δ)-quantile of a
+  high-probability claim) with its interval;
+* the prediction: the predicted slope with its tolerance band (a fan through the fitted line at the middle of the
+  sweep) next to the fitted power law; the bound curve (theorem right-hand side); the calibrated ``C·rhs`` with the
+  held-out band ``C(1 + margin)·rhs``; the exact expectation; or the predicted ordering of a comparison;
+* a red "loose" stamp when the largest measured/bound ratio is below 10⁻³ (the bound cannot discriminate).
 
-Non-positive values cannot be drawn on log axes and are left out (the legend says how many).
+Verdicts without a ``plot`` description (files written by older versions) get the mean and the ``bound`` column.
+Non-positive values cannot be drawn on log axes; the axes are then linear.
 """
 
 from __future__ import annotations
@@ -26,12 +30,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
 
-__all__ = ["claim_figure", "format_fit_label", "to_svg"]
+__all__ = ["claim_figure", "draw_claim", "format_fit_label", "to_svg", "VERDICT_COLOURS"]
 
 _MINUS = "\u2212"
+
+#: colour of each verdict (figures, PDF headers)
+VERDICT_COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "erratum": "#e08a00", "conditions-not-met": "#5e4fa2",
+                   "inconclusive": "#9a7d00", "error": "#3b0a0a"}
 
 
 def _plain(text: object) -> str:
@@ -41,6 +49,22 @@ def _plain(text: object) -> str:
 
 def _num(value: float) -> str:
     return f"{value:.2f}".replace("-", _MINUS)
+
+
+def _f(value: Any) -> float:
+    """A JSON number back to float (null → NaN, "inf"/"-inf" → ±inf)."""
+    if value is None:
+        return math.nan
+    if isinstance(value, str):
+        return {"inf": math.inf, "-inf": -math.inf}.get(value, math.nan)
+    return float(value)
+
+
+def _label(value: Any) -> str:
+    """A category or single x value as text (integral floats without ``.0``)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def format_fit_label(fit: Mapping[str, Any]) -> str:
@@ -53,145 +77,176 @@ def format_fit_label(fit: Mapping[str, Any]) -> str:
 
 
 def _final_rows(df: pd.DataFrame, x: str) -> pd.DataFrame:
-    """Keep, for each run (point, seed) and value of x, its last recorded round, unless x is the round itself.
-
-    A sweep over iterations recorded within one run keeps one row per recorded iteration count; a sweep over
-    points (clients, local steps, ...) keeps the final round of each run.
-    """
     if x == "round" or "round" not in df.columns:
         return df
     keys = [c for c in ("point", "seed", x) if c in df.columns]
-    if not keys:
-        return df
     last = df.groupby(keys, sort=False)["round"].transform("max")
     return df[df["round"] == last]
 
 
-def claim_figure(records_for_claim: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
-    """Measured metric vs the swept parameter on log-log axes for one claim (see the module docstring).
+def _fallback_spec(df: pd.DataFrame, verdict: Mapping[str, Any]) -> dict[str, Any]:
+    """Mean per x and the ``bound`` column, for verdicts stored without a plot description."""
+    x = verdict["x"]
+    categorical = not pd.api.types.is_numeric_dtype(df[x]) or x == "seed"
+    key = df[x].astype(str) if categorical else df[x]
+    mean = df.groupby(key, sort=not categorical)["value"].mean()
+    xs = list(mean.index)
+    spec: dict[str, Any] = {
+        "x": x, "metric": verdict.get("metric"), "categorical": categorical, "kind": "mean",
+        "statistic": "arithmetic mean over seeds", "interval": "not stored",
+        "points": {"x": xs, "center": mean.tolist(), "lo": mean.tolist(), "hi": mean.tolist()},
+        "prediction": None, "bound_ratio": verdict.get("bound_ratio"), "loose": verdict.get("loose"),
+    }
+    if "bound" in df.columns:
+        bound = df.groupby(key, sort=not categorical)["bound"].mean().reindex(xs)
+        if np.all(np.isfinite(bound.to_numpy(dtype=float))):
+            spec["prediction"] = {"kind": "bound", "x": xs, "y": bound.tolist(), "source": "records"}
+    fit = verdict.get("fit")
+    if isinstance(fit, Mapping) and fit.get("slope") is not None:
+        spec["prediction"] = {"kind": "slope", "slope": None, "tolerance": None, "anchor_x": math.nan,
+                              "anchor_y": math.nan, "fit": dict(fit)}
+    return spec
 
-    Raises ValueError when the verdict names no x column / metric present in the records, or when no positive
-    value is left to draw.
+
+def claim_figure(records_for_claim: pd.DataFrame, verdict: Mapping[str, Any],
+                 spec: Mapping[str, Any] | None = None) -> Figure:
+    """One claim's figure (see the module docstring) on a figure of its own.
+
+    Raises ValueError when the verdict names no x column / metric present in the records, or when there is no
+    finite value to draw.
     """
-    x = verdict.get("x")
-    metric = verdict.get("metric")
+    fig = Figure(figsize=(6.4, 4.4), layout="constrained")
+    draw_claim(fig.add_subplot(), records_for_claim, verdict, spec)
+    return fig
+
+
+def _rows(records: pd.DataFrame, verdict: Mapping[str, Any], spec: Mapping[str, Any] | None) -> pd.DataFrame:
+    x = (spec or {}).get("x") or verdict.get("x")
+    metric = (spec or {}).get("metric") or verdict.get("metric")
     claim = str(verdict.get("claim", ""))
-    df = records_for_claim
-    if not x or x not in df.columns:
+    if not x or x not in records.columns:
         raise ValueError(f"claim '{claim}': x column '{x}' is not in the records")
-    if "value" not in df.columns:
+    if "value" not in records.columns:
         raise ValueError(f"claim '{claim}': records have no 'value' column")
+    df = records
     if metric is not None and "metric" in df.columns:
         df = df[df["metric"] == metric]
     df = _final_rows(df, x)
-    if not pd.api.types.is_numeric_dtype(df[x]):
-        return _categorical_figure(df, x, metric, claim)
-    finite = np.isfinite(df["value"].to_numpy(dtype=float)) & np.isfinite(df[x].to_numpy(dtype=float))
-    drawable = finite & (df["value"].to_numpy(dtype=float) > 0) & (df[x].to_numpy(dtype=float) > 0)
-    dropped = int(np.count_nonzero(~drawable))
-    df = df[drawable]
+    df = df[np.isfinite(df["value"].to_numpy(dtype=float))]
     if df.empty:
-        raise ValueError(f"claim '{claim}': no positive finite '{metric}' values to plot against '{x}'")
-
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-    ax = fig.add_subplot()
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-
-    group_keys = ["point", "seed"] if x == "round" and "point" in df.columns else ["seed"]
-    group_keys = [k for k in group_keys if k in df.columns]
-    groups = df.groupby(group_keys, sort=True) if group_keys else [((), df)]
-    seed_label = "seeds"
-    for i, (_, run) in enumerate(groups):
-        run = run.sort_values(x)
-        ax.plot(
-            run[x].to_numpy(dtype=float),
-            run["value"].to_numpy(dtype=float),
-            color="tab:blue",
-            alpha=0.25,
-            linewidth=0.8,
-            label=seed_label if i == 0 else None,
-        )
-
-    n_seeds = int(df["seed"].nunique()) if "seed" in df.columns else 1
-    mean = df.groupby(x, sort=True)["value"].mean()
-    ax.plot(
-        mean.index.to_numpy(dtype=float),
-        mean.to_numpy(dtype=float),
-        color="tab:blue",
-        linewidth=2.2,
-        marker="o",
-        markersize=3.5,
-        label=f"arithmetic mean over {n_seeds} seed{'s' if n_seeds != 1 else ''}",
-    )
-
-    if "bound" in df.columns:
-        bound = df.groupby(x, sort=True)["bound"].mean()
-        bound = bound[np.isfinite(bound.to_numpy(dtype=float)) & (bound.to_numpy(dtype=float) > 0)]
-        if len(bound):
-            ax.plot(
-                bound.index.to_numpy(dtype=float),
-                bound.to_numpy(dtype=float),
-                color="tab:red",
-                linestyle="--",
-                linewidth=1.6,
-                label="bound (theorem right-hand side)",
-            )
-
-    fit = verdict.get("fit")
-    if isinstance(fit, Mapping) and fit.get("slope") is not None and fit.get("intercept") is not None:
-        xs = np.geomspace(float(mean.index.min()), float(mean.index.max()), 50)
-        slope, intercept = float(fit["slope"]), float(fit["intercept"])
-        if math.isfinite(slope) and math.isfinite(intercept):
-            ax.plot(
-                xs,
-                np.exp(intercept) * xs**slope,
-                color="black",
-                linestyle=":",
-                linewidth=1.4,
-                label=format_fit_label(fit),
-            )
-
-    ax.set_xlabel(_plain(x))
-    ax.set_ylabel(_plain(metric if metric is not None else "value"))
-    ax.set_title(_plain(claim), fontsize=10)
-    handles, labels = ax.get_legend_handles_labels()
-    if dropped:  # a legend entry only, not a line of the axes
-        handles.append(Line2D([], [], linestyle="none"))
-        labels.append(f"{dropped} non-positive/non-finite value(s) not shown")
-    ax.legend(handles, labels, fontsize=7, loc="best")
-    ax.grid(True, which="major", alpha=0.3)
-    return fig
+        raise ValueError(f"claim '{claim}': no finite '{metric}' values to plot against '{x}'")
+    return df
 
 
-def _categorical_figure(df: pd.DataFrame, x: str, metric: Any, claim: str) -> Figure:
-    """Comparison claims (x is a category such as the algorithm): each seed's value per category as a dot, the
-    seeds paired across categories by faint lines, the arithmetic mean as a bar outline; log y axis."""
+def draw_claim(ax: Axes, records: pd.DataFrame, verdict: Mapping[str, Any],
+               spec: Mapping[str, Any] | None = None) -> Axes:
+    """Draw one claim's figure into ``ax``; ``spec`` defaults to ``verdict["plot"]`` (else a fallback)."""
+    spec = spec if spec is not None else verdict.get("plot")
+    df = _rows(records, verdict, spec)
+    if not isinstance(spec, Mapping):
+        spec = _fallback_spec(df, verdict)
+    x = spec["x"]
+    points = spec["points"]
+    centers = np.array([_f(v) for v in points["center"]])
+    lows = np.array([_f(v) for v in points["lo"]])
+    highs = np.array([_f(v) for v in points["hi"]])
+    prediction = spec.get("prediction") or {}
+    pred_y = np.array([_f(v) for v in prediction.get("y", [])]) if "y" in prediction else np.array([])
+    single = len(points["x"]) == 1
+    categorical = bool(spec.get("categorical")) or single
     values = df["value"].to_numpy(dtype=float)
-    df = df[np.isfinite(values) & (values > 0)]
-    if df.empty:
-        raise ValueError(f"claim '{claim}': no positive finite '{metric}' values to plot against '{x}'")
-    categories = list(dict.fromkeys(df[x].astype(str)))
-    position = {c: i for i, c in enumerate(categories)}
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-    ax = fig.add_subplot()
-    ax.set_yscale("log")
-    if "seed" in df.columns:
-        for i, (_, run) in enumerate(df.groupby("seed", sort=True)):
-            xs = [position[str(c)] for c in run[x]]
-            order = np.argsort(xs)
-            ax.plot(np.asarray(xs)[order], run["value"].to_numpy(dtype=float)[order], color="tab:blue",
-                    alpha=0.2, linewidth=0.8, marker="o", markersize=2.5, label="seeds (paired)" if i == 0 else None)
-    mean = df.groupby(df[x].astype(str), sort=False)["value"].mean().reindex(categories)
-    ax.bar(range(len(categories)), mean.to_numpy(dtype=float), fill=False, edgecolor="black", linewidth=1.4,
-           label="arithmetic mean over seeds")
-    ax.set_xticks(range(len(categories)), [_plain(c) for c in categories], rotation=20)
-    ax.set_xlabel(_plain(x))
-    ax.set_ylabel(_plain(metric if metric is not None else "value"))
-    ax.set_title(_plain(claim), fontsize=10)
-    ax.legend(fontsize=7, loc="best")
-    ax.grid(True, axis="y", which="major", alpha=0.3)
-    return fig
+    shown = np.concatenate([values, centers, pred_y])
+    shown = shown[np.isfinite(shown)]
+    positive = bool(np.all(shown > 0))
+    # log axes when positive and spanning more than a decade (inside one decade they only hide the tick labels)
+    if positive and shown.max() > 10 * shown.min():
+        ax.set_yscale("log")
+    if categorical:
+        labels = [_label(v) for v in points["x"]]
+        pos = {lab: i for i, lab in enumerate(labels)}
+        xcol = df[x].astype(str) if not single else pd.Series([labels[0]] * len(df), index=df.index)
+        px = np.array([pos.get(v, np.nan) for v in xcol], dtype=float)
+        jitter = (np.argsort(np.argsort(df["seed"].to_numpy())) / max(len(df), 1) - 0.5) * 0.3 \
+            if "seed" in df.columns and x != "seed" else 0.0
+        ax.scatter(px + jitter, values, s=9, color="tab:blue", alpha=0.35, label="seeds", zorder=2)
+        xpos = np.arange(len(labels), dtype=float)
+        ax.set_xticks(xpos, [_plain(lab) for lab in labels], rotation=20 if len(labels) > 3 else 0)
+        ax.set_xlim(-0.6, len(labels) - 0.4)
+    else:
+        xpos = np.array([_f(v) for v in points["x"]])
+        if np.all(xpos > 0):
+            ax.set_xscale("log")
+        group = ["point", "seed"] if x == "round" and "point" in df.columns else ["seed"]
+        group = [g for g in group if g in df.columns]
+        runs = df.groupby(group, sort=True) if group else [((), df)]
+        for i, (_, run) in enumerate(runs):
+            run = run.sort_values(x)
+            ax.plot(run[x].to_numpy(dtype=float), run["value"].to_numpy(dtype=float), color="tab:blue", alpha=0.2,
+                    linewidth=0.7, marker="." if len(run) < 3 else None, markersize=2,
+                    label="seeds" if i == 0 else None, zorder=1)
+    err = np.vstack([np.clip(centers - lows, 0, None), np.clip(highs - centers, 0, None)])
+    err = np.where(np.isfinite(err), err, 0.0)
+    ax.errorbar(xpos, centers, yerr=err, fmt="o", color="tab:blue", markersize=4.5, capsize=3, linewidth=1.6,
+                label=f"{spec.get('statistic', 'mean')} ({spec.get('interval', '')})", zorder=4)
+    _draw_prediction(ax, spec, prediction, xpos, categorical, single)
+    verdict_key = str(verdict.get("verdict", ""))
+    ax.set_title(_plain(f"{verdict.get('claim', '')} — {verdict_key}"), fontsize=9,
+                 color=VERDICT_COLOURS.get(verdict_key, "black"), loc="left")
+    ax.set_xlabel(_plain(x if not single else f"{x} = {_label(points['x'][0])}"))
+    ax.set_ylabel(_plain(spec.get("metric") or "value"))
+    if spec.get("loose"):
+        ratio = spec.get("bound_ratio")
+        text = "LOOSE bound" + (f": measured/bound = {_f(ratio):.2g} < 1e-3" if ratio is not None else "")
+        ax.text(0.98, 0.03, text, transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color="#b00020",
+                weight="bold", bbox={"facecolor": "white", "edgecolor": "#b00020", "boxstyle": "round"}, zorder=6)
+    # below the axes, so that it never hides a curve
+    ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
+    ax.grid(True, which="major", alpha=0.3)
+    return ax
+
+
+def _draw_prediction(ax: Axes, spec: Mapping[str, Any], pred: Mapping[str, Any], xpos: np.ndarray,
+                     categorical: bool, single: bool) -> None:
+    kind = pred.get("kind")
+    if kind == "slope":
+        fit = pred.get("fit") or {}
+        xs = np.geomspace(float(np.min(xpos)), float(np.max(xpos)), 50) if not categorical else None
+        if xs is None:
+            return
+        if fit.get("slope") is not None and fit.get("intercept") is not None:
+            ax.plot(xs, np.exp(float(fit["intercept"])) * xs ** float(fit["slope"]), color="black", linestyle=":",
+                    linewidth=1.4, label=format_fit_label(fit), zorder=3)
+        slope, t = pred.get("slope"), pred.get("tolerance")
+        x0, y0 = _f(pred.get("anchor_x")), _f(pred.get("anchor_y"))
+        if slope is not None and math.isfinite(x0) and math.isfinite(y0):
+            ax.plot(xs, y0 * (xs / x0) ** slope, color="tab:green", linewidth=1.6,
+                    label=f"predicted slope {_num(slope)}" + (f" ± {t:g}" if t is not None else ""), zorder=3)
+            if t is not None:
+                lo, hi = y0 * (xs / x0) ** (slope - t), y0 * (xs / x0) ** (slope + t)
+                ax.fill_between(xs, np.minimum(lo, hi), np.maximum(lo, hi), color="tab:green", alpha=0.12,
+                                label="tolerance band (through the fit at mid-sweep)", zorder=0)
+    elif kind in ("bound", "exact", "calibrated"):
+        y = np.array([_f(v) for v in pred["y"]])
+        colour = {"bound": "tab:red", "exact": "tab:green", "calibrated": "tab:orange"}[kind]
+        label = {"bound": "bound (theorem right-hand side)", "exact": "predicted (exact expectation)",
+                 "calibrated": f"C·rhs, C = {_f(pred.get('constant')):.3g} calibrated on the first points"}[kind]
+        if categorical:
+            for i, (xi, yi) in enumerate(zip(xpos, y, strict=True)):
+                ax.hlines(yi, xi - 0.4, xi + 0.4, colors=colour, linestyles="--", linewidth=1.8,
+                          label=label if i == 0 else None, zorder=3)
+        else:
+            ax.plot(xpos, y, color=colour, linestyle="--", linewidth=1.6, label=label, zorder=3)
+        if kind == "calibrated":
+            upper = np.array([_f(v) for v in pred["upper"]])
+            if not categorical:
+                ax.fill_between(xpos, y, upper, color=colour, alpha=0.15,
+                                label=f"held-out tolerance C(1 + {_f(pred.get('margin')):g})·rhs", zorder=0)
+    elif kind == "comparison":
+        better, worse = str(pred.get("better")), str(pred.get("worse"))
+        for tick in ax.get_xticklabels():
+            if tick.get_text() in (better, worse):
+                tick.set_fontweight("bold")
+        ax.plot([], [], linestyle="none", label=_plain(f"predicted: {better} < {worse} (paired over seeds)"))
 
 
 _XML_PROLOGUE = re.compile(r"<\?xml[^>]*\?>\s*|<!DOCTYPE[^>]*>\s*", re.IGNORECASE)

@@ -43,8 +43,13 @@ def _environment() -> jinja2.Environment:
     )
 
 
+#: the smallest positive double: claims evaluate a theorem whose symbols are declared positive at an exactly-zero
+#: quantity (H, τ, ν) as the limit 0⁺, stored as this number; it is printed as 0
+_TINY = 2.2250738585072014e-308
+
+
 def _fmt(value: Any) -> str:
-    """Human-readable text for a number, string, list or missing value."""
+    """Human-readable text for a number, string, list or missing value (exact zeros and 0⁺ stand-ins as 0)."""
     if value is None:
         return "—"
     if isinstance(value, bool):
@@ -56,6 +61,8 @@ def _fmt(value: Any) -> str:
             return "NaN"
         if math.isinf(value):
             return "∞" if value > 0 else "−∞"
+        if value == 0 or abs(value) == _TINY:
+            return "0"
         return f"{value:.4g}"
     if isinstance(value, (list, tuple)):
         return ", ".join(_fmt(v) for v in value)
@@ -86,6 +93,42 @@ def _fit_text(fit: Any) -> str:
     return figures.format_fit_label(fit)
 
 
+def _constant_rows(constants: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Constants of the instance for display; effective quantities are named as such."""
+    rows = []
+    for key, value in constants.items():
+        name = str(key)
+        text = _fmt(value)
+        if isinstance(value, float) and abs(value) == _TINY:
+            text = "0 (exactly; the bound is evaluated at the limit 0⁺)"
+        elif name == "K" and isinstance(value, float) and not float(value).is_integer():
+            # a non-integral K is the effective number of clients 1/Σπ_k² (σ̄² = Σπ_k²σ² = σ²/K_eff)
+            name = "K_eff = 1/Σπ_k² (effective number of clients)"
+        rows.append((name, text))
+    return rows
+
+
+def _run_text(verdict: Mapping[str, Any]) -> str:
+    parts = []
+    if verdict.get("profile"):
+        parts.append(f"{verdict['profile']} profile")
+    if verdict.get("base_seed") not in (None, 0):
+        parts.append(f"seed {verdict['base_seed']}")
+    if verdict.get("run_at"):
+        parts.append(str(verdict["run_at"]).replace("T", " ").replace("+00:00", " UTC"))
+    return ", ".join(parts)
+
+
+def _paper(theorem: str) -> str:
+    from fedrates.papers import PAPERS
+
+    key = theorem.split(".", 1)[0]
+    if key not in PAPERS:
+        return ""
+    authors, title = PAPERS[key]
+    return f"{authors}, “{title}”"
+
+
 def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame) -> dict[str, Any]:
     claim = str(verdict.get("claim", f"claim {index}"))
     key = str(verdict.get("verdict", "unknown"))
@@ -103,6 +146,7 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame) -
         except ValueError as exc:
             note = f"Figure unavailable: {exc}"
     constants = verdict.get("constants") or {}
+    ratio = verdict.get("bound_ratio")
     return {
         "anchor": f"claim-{index}",
         "claim": claim,
@@ -119,7 +163,15 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame) -
         "tolerance": _fmt(verdict.get("tolerance")),
         "regime": str(verdict.get("regime", "") or ""),
         "conditions": [_condition(c) for c in verdict.get("conditions") or [] if isinstance(c, Mapping)],
-        "constants": [(str(k), _fmt(v)) for k, v in constants.items()] if isinstance(constants, Mapping) else [],
+        "constants": _constant_rows(constants) if isinstance(constants, Mapping) else [],
+        "loose": bool(verdict.get("loose")),
+        "bound_ratio": _fmt(ratio) if isinstance(ratio, (int, float)) else "",
+        "loose_text": (f"measured/bound {_fmt(ratio)} < 1e-3: the bound cannot tell a correct run from one 1000× worse"
+                       if verdict.get("loose") and isinstance(ratio, (int, float)) else ""),
+        "variants": ", ".join(str(v) for v in verdict.get("variants") or []),
+        "n_variants": len(verdict.get("variants") or []),
+        "run": _run_text(verdict),
+        "paper": _paper(str(verdict.get("theorem", ""))),
         "seeds": _seeds(verdict.get("seeds")),
         "message": str(verdict.get("message", "") or ""),
         "fit": _fit_text(verdict.get("fit")),
@@ -160,7 +212,19 @@ def build_context(
         for v in order
         if seen.count(v)
     ]
+    discriminating: dict[str, dict[str, Any]] = {}
+    for c in claims:
+        row = discriminating.setdefault(c["algorithm"] or "—", {"algorithm": c["algorithm"] or "—", "claims": 0,
+                                                               "discriminating": 0, "variants": 0})
+        row["claims"] += 1
+        row["discriminating"] += int(c["n_variants"] > 0)
+        row["variants"] += c["n_variants"]
+    from fedrates.papers import PAPERS
+
+    used = sorted({c["theorem"].split(".", 1)[0] for c in claims} & set(PAPERS))
     return {
+        "discriminating": sorted(discriminating.values(), key=lambda r: r["algorithm"]),
+        "papers": [{"id": p, "authors": PAPERS[p][0], "title": PAPERS[p][1]} for p in used],
         "title": str(title),
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "n_claims": len(claims),

@@ -8,7 +8,7 @@ convex quadratics over the domain ball {‖w‖ ≤ ρ}, computed exactly:
 * Λ = λ_max(Q̄), μ_F = λ_min(Q̄);
 * H = max_k sup_{‖w‖≤ρ} ‖∇F(w) − ∇f_k(w)‖ (Assumption 3) — a trust-region subproblem (:mod:`fedrates.solvers._trs`);
 * σ² = max_k sup_{‖w‖≤ρ} E‖g_k(w) − ∇f_k(w)‖² for the minibatch oracle of :mod:`solvers.oracles` (Assumption 4);
-* Δ_i* = f_i(w*) − min f_i (Das et al., seed 003), δ = max_{ij}‖Q_i − Q_j‖₂ (Bylinkin et al., seed 001);
+* Δ_i* = f_i(w*) − min f_i (Das et al.), δ = max_{ij}‖Q_i − Q_j‖₂ (Bylinkin et al.);
 * Ψ, λ_opt, τ, ν of Bao et al. §3 (Definition 1, Proposition 3.1, Assumptions 6–7).
 
 Large instances.  Suprema need one eigendecomposition (with vectors) of a d × d matrix per client; above
@@ -71,10 +71,10 @@ DEFINITIONS: dict[str, Definition] = {
     "sigma2_ref": Definition("max_k E‖g_k(ŵ) − ∇f_k(ŵ)‖² at the reference point",
                              "variance at the optimum (Assumption 4 restricted to ŵ)"),
     "Delta_star": Definition("f_i(w*) − min f_i per client (w* minimises F, or the reference point)",
-                             "Das et al. (seed 003) Δ_i*"),
-    "Delta_star_max": Definition("max_i Δ_i*", "Das et al. (seed 003) tight-regime threshold"),
-    "delta": Definition("max_{i,j} ‖Q_i − Q_j‖₂", "Bylinkin et al. (seed 001) Hessian similarity"),
-    "delta_mean": Definition("max_i ‖Q_i − Q̄‖₂", "Bylinkin et al. (seed 001) similarity to the mean"),
+                             "Das et al. Δ_i*"),
+    "Delta_star_max": Definition("max_i Δ_i*", "Das et al. tight-regime threshold"),
+    "delta": Definition("max_{i,j} ‖Q_i − Q_j‖₂", "Bylinkin et al. Hessian similarity"),
+    "delta_mean": Definition("max_i ‖Q_i − Q̄‖₂", "Bylinkin et al. similarity to the mean"),
     "Psi": Definition("√s (ℓ1, s = ‖w°‖₀); √r (nuclear, r = rank W°); 1 (no penalty)",
                       "Bao et al. 2022 Definition 1 (subspace Lipschitz constant)"),
     "Psi_2r": Definition("√(2r) (nuclear; Negahban et al. 2012 M̄ of dimension 2r)",

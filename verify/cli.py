@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections.abc import Sequence
 
@@ -24,6 +25,7 @@ COMMAND_MODULES = (
     "fedrates.verify.commands.explore",
     "fedrates.verify.commands.verify",
     "fedrates.verify.commands.report",
+    "fedrates.verify.commands.plot",
     "fedrates.verify.commands.falsify",
 )
 
@@ -36,8 +38,23 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+_ROLE = re.compile(r":(?:func|mod|class|data|meth|attr|obj):`~?([^`]+)`")
+_LITERAL = re.compile(r"``([^`]+)``")
+
+
+def plain_help(text: str | None) -> str | None:
+    """Help text without reST markup: ``:mod:`x``` → x, ````x```` → x."""
+    if not text:
+        return text
+    return _LITERAL.sub(r"\1", _ROLE.sub(r"\1", text))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="fedrates", description="Check federated-optimization theory against reality.")
+    from fedrates import __version__
+
+    parser = _Parser(prog="fedrates", description="Check the convergence theory of federated optimization against "
+                                                  "certified numerical reality.")
+    parser.add_argument("--version", action="version", version=f"fedrates {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module_name in COMMAND_MODULES:
         try:
@@ -47,6 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(sub)
+    for command in sub.choices.values():  # module docstrings double as descriptions: show them as plain text
+        command.description = plain_help(command.description)
+        for action in command._actions:
+            action.help = plain_help(action.help)
     return parser
 
 

@@ -3,7 +3,8 @@
 * :func:`assert_rate` — the fitted log–log slope of a metric in a variable equals an exponent within a tolerance;
 * :func:`assert_bound` — a metric stays below a theorem's explicit right-hand side.
 
-Failure messages show measured vs predicted.
+Both accept the long record format (``metric``/``value`` columns: ``fedrates verify``, ``fedrates run --out``) and the
+one-column-per-metric records of ``run_batch(...).records``. Failure messages show measured vs predicted.
 """
 
 from __future__ import annotations
@@ -23,8 +24,27 @@ class RateAssertionError(AssertionError):
     """A conformance assertion failed; the message shows measured vs predicted."""
 
 
+def _long(records: pd.DataFrame, metric: str | None) -> pd.DataFrame:
+    """Long records (``metric``/``value`` columns) of one metric; wide records (``run_batch(...).records``, one
+    column per metric) are accepted too."""
+    from fedrates.verify.records import as_long
+
+    try:
+        records = as_long(records)
+    except ValueError as exc:
+        raise RateAssertionError(str(exc)) from None
+    if metric is None:
+        metrics = sorted(records["metric"].unique())
+        if len(metrics) > 1:
+            raise RateAssertionError(f"records hold several metrics ({', '.join(metrics)}); pass metric=")
+        return records
+    return records[records["metric"] == metric]
+
+
 def _pivot(records: pd.DataFrame, var: str, metric: str | None) -> tuple[np.ndarray, np.ndarray]:
-    sub = records if metric is None else records[records["metric"] == metric]
+    sub = _long(records, metric)
+    if var not in sub.columns:
+        raise RateAssertionError(f"records have no column {var!r}; columns: {', '.join(map(str, sub.columns))}")
     if sub.empty:
         raise RateAssertionError(f"no records for metric {metric!r}")
     table = sub.pivot_table(index="seed", columns=var, values="value", aggfunc="last").sort_index()
@@ -55,7 +75,7 @@ def assert_bound(records: pd.DataFrame, theorem_id: str, values: Mapping[str, fl
     theorem = catalog.get(theorem_id)
     if theorem.kind not in ("explicit", "contraction"):
         raise RateAssertionError(f"{theorem_id} has kind '{theorem.kind}': it hides constants; use assert_rate")
-    sub = records if metric is None else records[records["metric"] == metric]
+    sub = _long(records, metric)
     x_col = var or ("iterations" if "iterations" in sub else "round")
     x, y = _pivot(sub, x_col, None)
     if "bound" in sub and np.isfinite(sub["bound"]).all():

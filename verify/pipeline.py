@@ -1,13 +1,21 @@
-"""The verification pipeline: sweep → judge → records, verdicts, errata, provenance → HTML report.
+"""The verification pipeline: sweep → judge → records, verdicts, errata, provenance → HTML/PDF report.
 
 Nothing computed is lost: each finished sweep point is cached as soon as it completes (:mod:`verify.sweep`), and a
 claim that raises is reported with verdict ``error`` and its message while the other claims still run.
+
+A partial run never silently replaces a fuller one: when the output directory already holds verdicts, the claims of
+this run replace their own earlier verdicts and records (matched by claim id) and every other claim is kept, so the
+report always shows every claim verified in that directory, each with the profile, base seed and date of the run
+that produced it (``merge=False`` writes only this run's claims). Each verdict also carries the figure description
+of :mod:`fedrates.verify.plotdata` (``plot``) and the broken variants that name the claim (``variants``).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +26,7 @@ from fedrates.verify import records as rec
 from fedrates.verify.claims.base import Claim
 from fedrates.verify.sweep import run_claims
 
-__all__ = ["verify_claims", "judge_all", "collect_errata"]
+__all__ = ["verify_claims", "judge_all", "collect_errata", "annotate", "merge_previous"]
 
 
 def _error_verdict(claim: Claim, message: str) -> dict[str, Any]:
@@ -66,10 +74,91 @@ def collect_errata(claims: Sequence[Claim]) -> list[dict[str, str]]:
     return list(by_text.values())
 
 
+def annotate(verdicts: list[dict[str, Any]], records: dict[str, pd.DataFrame], *, profile: str, base_seed: int,
+             timestamp: str) -> None:
+    """Add to each verdict (in place) where it comes from (``profile``, ``base_seed``, ``run_at``, ``fedrates``),
+    the broken variants naming it (``variants``) and its figure description (``plot``); a bound claim whose verdict
+    has no ``bound_ratio`` gets the one of its figure (max plotted statistic / bound, flagged ``loose`` below 1e-3)."""
+    from fedrates import __version__
+    from fedrates.verify import claims as registry
+    from fedrates.verify.plotdata import discriminating, plot_spec
+
+    try:
+        caught = discriminating(sorted(set(registry.ids()) | {str(v["claim"]) for v in verdicts}))
+    except Exception as exc:  # noqa: BLE001 - a broken catalogue must not lose the verdicts
+        sys.stderr.write(f"fedrates: warning: broken-variant catalogue unavailable ({exc})\n")
+        caught = {}
+    for v in verdicts:
+        v.update(profile=profile, base_seed=int(base_seed), run_at=timestamp, fedrates=__version__)
+        v["variants"] = caught.get(str(v["claim"]), [])
+        v["plot"] = None
+        rows = records.get(str(v["claim"]))
+        if v["verdict"] in ("error", "conditions-not-met") or rows is None or rows.empty or not v.get("x"):
+            continue
+        try:
+            spec = plot_spec(rows, v)
+        except (ValueError, KeyError) as exc:
+            v["plot_note"] = str(exc)
+            continue
+        v["plot"] = spec
+        if v.get("bound_ratio") is None and spec.get("bound_ratio") is not None:
+            v["bound_ratio"], v["loose"] = spec["bound_ratio"], spec["loose"]
+            v["bound_ratio_source"] = spec.get("bound_ratio_source")
+
+
+def merge_previous(out: Path, verdicts: list[dict[str, Any]], records: pd.DataFrame,
+                   errata: list[dict[str, str]]) -> tuple[list[dict[str, Any]], pd.DataFrame, list[dict[str, str]],
+                                                           list[str]]:
+    """Keep the claims of an earlier run in ``out`` that this run did not verify (matched by claim id).
+
+    Returns ``(verdicts, records, errata, kept_claim_ids)``: earlier verdicts first in their order, with this run's
+    verdicts replacing their own earlier entries in place and new claims appended. An unreadable earlier run is left
+    out with a warning (it is overwritten, never trusted).
+    """
+    path = out / "verdicts.json"
+    if not path.is_file():
+        return verdicts, records, errata, []
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(old, dict):
+            old = old.get("verdicts", [])
+        if not isinstance(old, list) or not all(isinstance(v, dict) and "claim" in v for v in old):
+            raise ValueError("not a list of verdicts")
+        old_records = rec.empty_records()
+        for name in ("records.parquet", "records.csv"):
+            if (out / name).is_file():
+                old_records = rec.read_records(out / name)[0]
+                break
+        old_errata = json.loads((out / "errata.json").read_text(encoding="utf-8")) \
+            if (out / "errata.json").is_file() else []
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"fedrates: warning: earlier results in {out} are unreadable ({exc}); replacing them\n")
+        return verdicts, records, errata, []
+    new_by_id = {str(v["claim"]): v for v in verdicts}
+    merged: list[dict[str, Any]] = []
+    kept: list[str] = []
+    for v in old:
+        cid = str(v["claim"])
+        if cid in new_by_id:
+            merged.append(new_by_id.pop(cid))
+        else:
+            merged.append(v)
+            kept.append(cid)
+    merged.extend(v for v in verdicts if str(v["claim"]) in new_by_id)
+    keep_rows = old_records[old_records["claim"].isin(kept)]
+    frames = [f for f in (keep_rows, records) if len(f)]
+    all_records = pd.concat(frames, ignore_index=True) if frames else rec.empty_records()
+    by_text = {e.get("text"): e for e in old_errata if isinstance(e, dict)}
+    by_text.update({e["text"]: e for e in errata})
+    return merged, all_records, list(by_text.values()), kept
+
+
 def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int = 1, base_seed: int = 0,
                   use_cache: bool = True, progress: bool = True,
-                  write_pdf: bool = True) -> dict[str, Any]:
-    """Run the claims and write ``records.parquet``, ``verdicts.json``, ``errata.json``, ``report.html``."""
+                  write_pdf: bool = True, merge: bool = True) -> dict[str, Any]:
+    """Run the claims and write ``records.parquet``, ``verdicts.json``, ``errata.json``, ``report.html`` (and
+    ``report.pdf``). With ``merge`` (default) earlier claims in ``out`` not run now are kept (see the module
+    docstring); the returned ``verdicts`` are this run's, ``kept`` the ids of earlier claims kept."""
     cache_root = out / "cache" / profile if use_cache else None
     bar = _Progress(enabled=progress)
     try:
@@ -77,24 +166,35 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
     finally:
         bar.close()
     verdicts = judge_all(claims, sweep.records, sweep.errors, profile)
+    timestamp = datetime.now(UTC).isoformat(timespec="seconds")
+    annotate(verdicts, sweep.records, profile=profile, base_seed=base_seed, timestamp=timestamp)
     frames = [df for df in sweep.records.values() if len(df)]
     records = pd.concat(frames, ignore_index=True) if frames else rec.empty_records()
-    seeds = sorted({s for v in verdicts for s in v.get("seeds", [])})
+    errata = collect_errata(claims)
+    all_verdicts, all_records, all_errata, kept = (
+        merge_previous(out, verdicts, records, errata) if merge else (verdicts, records, errata, []))
+    if kept:
+        from fedrates.verify.plotdata import fill_missing
+
+        fill_missing(all_records, all_verdicts)  # earlier verdicts written before figures were described
+    seeds = sorted({s for v in all_verdicts for s in v.get("seeds", [])})
     provenance = rec.provenance(seeds=seeds, extra={"profile": profile, "base_seed": base_seed, "jobs": jobs,
                                                     "points_computed": sweep.computed,
-                                                    "points_cached": sweep.cached})
-    errata = collect_errata(claims)
-    rec.write_records(records, out / "records.parquet", provenance)
-    rec.write_json_atomic(verdicts, out / "verdicts.json")
-    rec.write_json_atomic(errata, out / "errata.json")
+                                                    "points_cached": sweep.cached,
+                                                    "claims_this_run": [c.id for c in claims],
+                                                    "claims_kept_from_earlier_runs": kept})
+    rec.write_records(all_records, out / "records.parquet", provenance)
+    rec.write_json_atomic(all_verdicts, out / "verdicts.json")
+    rec.write_json_atomic(all_errata, out / "errata.json")
     from fedrates.reports.html import render_html
 
-    render_html(records, verdicts, provenance, errata, out / "report.html")
+    render_html(all_records, all_verdicts, provenance, all_errata, out / "report.html")
     if write_pdf:
         from fedrates.reports.pdf import render_pdf
 
-        render_pdf(records, verdicts, provenance, errata, out / "report.pdf")
-    return {"verdicts": verdicts, "records": records, "provenance": provenance, "errata": errata}
+        render_pdf(all_records, all_verdicts, provenance, all_errata, out / "report.pdf")
+    return {"verdicts": verdicts, "records": records, "provenance": provenance, "errata": errata, "kept": kept,
+            "all_verdicts": all_verdicts}
 
 
 class _Progress:

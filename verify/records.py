@@ -4,9 +4,14 @@ One row per (claim, algorithm, problem, params, seed, round): the parameters of 
 metric value, and the theorem's right-hand side at that point. :data:`COLUMNS` lists the required columns with
 their kinds and meanings; extra columns are allowed and kept.
 
+One long format everywhere: ``fedrates verify`` writes it, ``fedrates run --out`` writes it (:func:`to_long` turns
+the one-column-per-metric records of :func:`fedrates.solvers.algorithms.run_batch` into it), and :func:`as_long`
+accepts either, so the conformance helpers take both.
+
 Storage: parquet (pyarrow) with the provenance dictionary in the parquet schema metadata under
-:data:`PROVENANCE_KEY` *and* as ``provenance.json`` beside the file; a path ending in ``.csv`` is written as CSV
-(provenance only beside it). Every write goes to a temporary file in the target directory followed by
+:data:`PROVENANCE_KEY` *and* as a JSON file beside the file (``provenance.json``, or ``<file name>.provenance.json``
+for ``fedrates run --out``, so that several record files can share a directory); a path ending in ``.csv`` is
+written as CSV (provenance only beside it). Every write goes to a temporary file in the target directory followed by
 ``os.replace``, so readers never see a half-written file.
 """
 
@@ -34,6 +39,9 @@ __all__ = [
     "PROVENANCE_FILE",
     "PROVENANCE_KEY",
     "Column",
+    "as_long",
+    "provenance_path",
+    "to_long",
     "empty_records",
     "provenance",
     "read_records",
@@ -117,6 +125,52 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
             raise ValueError(f"records column '{name}' has dtype {df[name].dtype}; expected {col.kind} ({col.meaning})")
     return df
 
+# ------------------------------------------------------------------------------------------ long format
+
+#: per-round metric columns of run_batch records (kept in sync with fedrates.solvers.algorithms)
+_TRACE_METRICS = ("objective_gap", "distance_to_optimum", "distance_to_truth", "support_f1", "rank")
+
+
+def as_long(df: pd.DataFrame) -> pd.DataFrame:
+    """Records with ``metric``/``value`` columns: long records are returned as they are; wide records (one column
+    per metric, as ``run_batch(...).records``) are melted into one row per metric (other columns repeated)."""
+    if "metric" in df.columns and "value" in df.columns:
+        return df
+    metrics = [m for m in _TRACE_METRICS if m in df.columns]
+    if not metrics:
+        raise ValueError("records have neither metric/value columns nor any metric column "
+                         f"({', '.join(_TRACE_METRICS)})")
+    ids = [c for c in df.columns if c not in metrics]
+    return df.melt(id_vars=ids, value_vars=metrics, var_name="metric", value_name="value")
+
+
+def to_long(trace_records: pd.DataFrame, params: Mapping[str, Any] | None = None, problem: Any = None,
+            claim: str = "", theorem: str = "") -> pd.DataFrame:
+    """Records of :func:`fedrates.solvers.algorithms.run_batch` (``trace.records``, with ``trace.params``) in the
+    long schema :data:`COLUMNS` of verification records (run parameters as columns, ``bound`` NaN)."""
+    params = dict(params or {})
+    hyper = dict(params.get("hyperparameters") or {})
+    summary = dict(params.get("problem") or {})
+    long = as_long(trace_records.reset_index(drop=True))
+    clients = int(summary.get("clients") or getattr(problem, "clients", 0) or 0)
+    other = {k: v for k, v in params.items() if k not in ("problem", "seeds")}
+    out = pd.DataFrame({
+        "claim": claim, "theorem": theorem, "algorithm": str(params.get("algorithm", "")),
+        "problem": str(summary.get("problem", "")), "preset": str(summary.get("preset") or ""),
+        "point": 0, "seed": long["seed"].astype("int64"), "round": long["round"].astype("int64"),
+        "iterations": long["iterations"].astype("int64"), "clients": clients,
+        "local_steps": int(hyper.get("local_steps", 1) or 1), "batch": int(hyper.get("batch", 0) or 0),
+        "participating": int(params.get("participating") or clients), "dim": int(summary.get("dim") or 0),
+        "metric": long["metric"].astype(str), "value": long["value"].astype(float), "bound": np.nan,
+        "params": json.dumps(to_jsonable(other), sort_keys=True, default=str),
+        "diverged": long["diverged"].astype(bool) if "diverged" in long else False,
+    })
+    for extra in ("grad_evals", "clients_communicated"):
+        if extra in long.columns:
+            out[extra] = long[extra].to_numpy()
+    return out
+
+
 # ------------------------------------------------------------------------------------------ JSON and atomicity
 
 
@@ -197,11 +251,12 @@ def _is_csv(path: Path) -> bool:
     return path.suffix.lower() == ".csv"
 
 
-def write_records(df: pd.DataFrame, path: str | os.PathLike[str], provenance: Mapping[str, Any] | None = None) -> Path:
+def write_records(df: pd.DataFrame, path: str | os.PathLike[str], provenance: Mapping[str, Any] | None = None,
+                  own_provenance_file: bool = False) -> Path:
     """Validate and write records to ``path`` (parquet, or CSV when it ends in ``.csv``) atomically.
 
     The provenance dictionary goes to ``provenance.json`` beside the file and, for parquet, into the schema
-    metadata. Returns the path written.
+    metadata (``own_provenance_file``: to ``<file name>.provenance.json`` instead). Returns the path written.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -219,8 +274,14 @@ def write_records(df: pd.DataFrame, path: str | os.PathLike[str], provenance: Ma
         metadata[PROVENANCE_KEY] = prov_text.encode("utf-8")
         table = table.replace_schema_metadata(metadata)
         _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
-    write_json_atomic(prov, path.parent / PROVENANCE_FILE)
+    write_json_atomic(prov, provenance_path(path, own_provenance_file))
     return path
+
+
+def provenance_path(path: str | os.PathLike[str], own: bool = False) -> Path:
+    """The provenance file beside a records file: ``provenance.json``, or ``<file name>.provenance.json``."""
+    path = Path(path)
+    return path.parent / (f"{path.name}.provenance.json" if own else PROVENANCE_FILE)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -261,7 +322,8 @@ def read_records(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
     except (TypeError, ValueError) as exc:  # dtype conversion of a malformed CSV
         raise ValueError(f"cannot read records file '{path}': {exc}") from exc
     if prov is None:
-        side = path.parent / PROVENANCE_FILE
+        side = provenance_path(path, own=True)
+        side = side if side.is_file() else provenance_path(path)
         if side.is_file():
             try:
                 prov = json.loads(side.read_text(encoding="utf-8"))

@@ -299,6 +299,8 @@ def run_batch(
     if reason:
         raise InputError(reason)
     warnings = list(alg.check(problem))
+    if hasattr(alg, "check_rounds"):  # conditions on the run's length (e.g. T >= a), warned only when they fail
+        warnings += list(alg.check_rounds(problem, rounds))
     K, R = problem.clients, len(seeds)
     if participating is not None and participating == K:
         participating = None

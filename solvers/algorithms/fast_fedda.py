@@ -127,8 +127,21 @@ class FastFedDA(Algorithm):
             out.append(f"{self.name}: estimator_sign=plus is the printed (erroneous) estimator of Theorem 2.1")
         if problem.radius is None:
             out.append(f"{self.name}: Theorem 2.1 assumes a ball domain; the problem is unconstrained")
-        out.append(f"{self.name}: Theorem 2.1 also needs T >= a = {a:g} local steps per client")
         return out
+
+    def resolved_hyperparameters(self, problem: Any) -> dict[str, Any]:
+        """The hyperparameters with the defaults 0 of μ, a, γ replaced by the values used on ``problem``."""
+        mu, a, gamma = resolve_weights(self.name, problem, self.mu, self.a, self.gamma)
+        return {**self.hyperparameters(), "mu": mu, "a": a, "gamma": gamma}
+
+    def check_rounds(self, problem: Any, rounds: int) -> list[str]:
+        """Theorem 2.1's condition T ≥ a on the run's T = rounds × local_steps (warned only when it fails)."""
+        _, a, _ = resolve_weights(self.name, problem, self.mu, self.a, self.gamma)
+        T = int(rounds) * int(self.local_steps)
+        if T < a:
+            return [f"{self.name}: Theorem 2.1 needs T >= a = {a:g} local steps per client; this run has "
+                    f"T = rounds x local_steps = {T}"]
+        return []
 
     def _alpha(self, t: int, a: float) -> float:
         return float((t + a) ** self.alpha_power)

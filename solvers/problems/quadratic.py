@@ -8,17 +8,23 @@ Structures (``structure``):
 
 * ``random``     — Q_k = V_k diag(λ_k) V_kᵀ, V_k Haar, λ_k log-spaced in [μ, L] (λ_min = μ, λ_max = L exactly);
   c_k ~ N(0, s²I).
-* ``factors``    — Das et al. (seed 003) §5.3: Q_k = A_kA_kᵀ with A_k (d × m) i.i.d. N(0, f²) (rank m), c_k ~ N(0, s²I).
-* ``similar``    — prescribed Hessian similarity (Bylinkin et al., seed 001): a global H = V diag(λ) Vᵀ with λ
-  log-spaced in [μ, L] and Q_k = H + (δ/2) U diag(t_k) Uᵀ with t_k ∈ [−1, 1]^d, Σ_k π_k t_k = 0 (clients come in
-  ± pairs; K must be even) and t_0[0] = 1 = −t_{K/2}[0], so max_{i,j}‖Q_i − Q_j‖₂ = δ exactly and the mean Hessian
-  is exactly H.
-* ``clustered``  — groups of clients with similar Hessians and optima (Buttaci & Calafiore, seed 004): cluster g
+* ``factors``    — Das, Hashemi, Sanghavi, Dhillon, "On the Convergence of Differentially Private Federated
+  Learning on Non-Lipschitz Objectives", §5.3: Q_k = A_kA_kᵀ with A_k (d × m) i.i.d. N(0, f²) (rank m),
+  c_k ~ N(0, s²I).
+* ``similar``    — prescribed Hessian similarity (Bylinkin et al., "Accelerated Methods with Complexity Separation
+  Under Data Similarity"): a global H = V diag(λ) Vᵀ with λ log-spaced in [μ, L] and Q_k = H + (δ/2) U diag(t_k) Uᵀ
+  with t_k ∈ [−1, 1]^d, Σ_k π_k t_k = 0 (clients come in ± pairs; K must be even) and t_0[0] = 1 = −t_{K/2}[0], so
+  max_{i,j}‖Q_i − Q_j‖₂ = δ exactly and the mean Hessian is exactly H.
+* ``clustered``  — groups of clients with similar Hessians and optima (Buttaci & Calafiore, "Aiding Global
+  Convergence in Federated Learning via Local Perturbation and Mutual Similarity Information"): cluster g
   has H_g (Haar, spectrum in [μ, L]) and centre c_g ~ N(0, s²I); client k in cluster g has Q_k = R_k H_g R_kᵀ with
   R_k = exp(θ S_k) a rotation by angle θ (``angle`` degrees; S_k skew-symmetric of spectral norm 1) and
   c_k = c_g + N(0, w²I) (``within``).
-* ``realisable`` — every client minimised by the same c (c_k = c for all k), the setting that Dinh et al.'s
-  (seed 002) assumption (5) silently requires; Q_k as in ``random``.
+* ``realisable`` — every client minimised by the same c (c_k = c for all k), the setting that assumption (5) of
+  Dinh et al., "Federated Learning with Proximal Stochastic Variance Reduced Gradient Algorithms" silently
+  requires; Q_k as in ``random``.
+
+The default σ = 0 makes stochastic gradients exact (runs with different seeds coincide); ``fedrates run`` says so.
 """
 
 from __future__ import annotations
@@ -47,7 +53,8 @@ PARAMETERS = {
     "inner": Param(20, "int", "rank m >= 1 of Q_k = A_k A_k^T (structure=factors)", low=1),
     "factor_std": Param(0.05, "float", "std of the entries of A_k (structure=factors) > 0", low=0.0,
                         low_inclusive=False),
-    "sigma": Param(0.0, "float", "stochastic gradient noise level sigma >= 0 (E||noise||^2 = sigma^2)", low=0.0),
+    "sigma": Param(0.0, "float", "stochastic gradient noise level sigma >= 0 (E||noise||^2 = sigma^2); the default 0 "
+                   "makes stochastic gradients exact, so runs with different seeds coincide", low=0.0),
     "lam": Param(0.0, "float", "l1 regularisation lambda >= 0 (0 = smooth problem)", low=0.0),
     "radius": Param(None, "optional_float", "radius rho > 0 of the l2-ball domain (none = unconstrained)",
                     low=0.0, low_inclusive=False),

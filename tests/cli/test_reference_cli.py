@@ -21,7 +21,7 @@ def test_bao_lasso_json_is_certified(tmp_path):
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert set(doc) == {"problem", "preset", "value", "gap", "method", "seconds", "clients", "dim", "cached",
-                        "params"}
+                        "params", "solve_seconds", "command_seconds"}
     assert doc["problem"] == "lasso" and doc["preset"] == "bao-lasso"
     assert doc["clients"] == 64 and doc["dim"] == 1024 and doc["params"]["lam"] == 0.5**5
     assert 0 <= doc["gap"] <= 1e-11 * max(1.0, abs(doc["value"]))

@@ -39,15 +39,23 @@ def test_table_and_seeds(capsys, tmp_path):
                                     "--participating", "2", "--local-steps", "2", "--out", str(out_file)])
     assert code == 0
     assert "objective_gap" in out and len(out.strip().splitlines()) == 4
-    records = pd.read_csv(out_file)
-    assert tuple(records.columns) == COLUMNS
+    from fedrates.verify.records import COLUMNS as LONG
+    from fedrates.verify.records import read_records
+
+    records, prov = read_records(out_file)  # the long record format of `fedrates verify`, with provenance
+    assert set(LONG) <= set(records.columns)
+    assert set(records["metric"]) == {"objective_gap", "distance_to_optimum", "distance_to_truth", "support_f1",
+                                      "rank"}
     assert sorted(records["seed"].unique()) == [3, 5] and records["iterations"].max() == 8
+    assert prov["fedrates"] and prov["seeds"] == [3, 5] and prov["run"]["algorithm"] == "fedmid"
+    assert (tmp_path / "records.csv.provenance.json").is_file()
 
 
 def test_parquet_output(capsys, tmp_path):
     out_file = tmp_path / "records.parquet"
     code, _, _ = run_cli(capsys, ["run", "fedda", *SMALL, "--rounds", "2", "--out", str(out_file), "--json"])
-    assert code == 0 and pd.read_parquet(out_file)["round"].tolist() == [0, 1, 2]
+    records = pd.read_parquet(out_file)
+    assert code == 0 and records[records["metric"] == "objective_gap"]["round"].tolist() == [0, 1, 2]
 
 
 @pytest.mark.parametrize("argv,needle", [

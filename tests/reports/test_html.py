@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
@@ -74,43 +73,6 @@ def _verdict(claim: str = "bao.thm2.1/rate-T", **over: object) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------------- figures
-
-
-def test_claim_figure_lines_axes_and_labels() -> None:
-    fig = figures.claim_figure(_records(), _verdict())
-    (ax,) = fig.axes
-    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
-    lines = ax.get_lines()
-    assert len(lines) == len(SEEDS) + 3  # seeds, mean, bound, fit
-    labels = [line.get_label() for line in lines]
-    assert "arithmetic mean over 3 seeds" in labels
-    assert "fitted slope \u22121.02 [\u22121.08, \u22120.97]" in labels
-    assert ax.get_title() == "bao.thm2.1/rate-T"
-    # the bold mean uses each run's last round only: mean over seeds of 3 (1 + seed) / t = 6 / t
-    (mean,) = [line for line in lines if line.get_label().startswith("arithmetic mean")]
-    np.testing.assert_allclose(mean.get_xdata(), X)
-    np.testing.assert_allclose(mean.get_ydata(), 6.0 / np.array(X), rtol=1e-12)
-    (bound,) = [line for line in lines if line.get_label().startswith("bound")]
-    np.testing.assert_allclose(bound.get_ydata(), 10.0 / np.array(X), rtol=1e-12)
-
-
-def test_claim_figure_without_bound_or_fit() -> None:
-    fig = figures.claim_figure(_records(bound=None), _verdict(fit=None))
-    assert len(fig.axes[0].get_lines()) == len(SEEDS) + 1
-
-
-def test_claim_figure_over_rounds_draws_one_line_per_run() -> None:
-    fig = figures.claim_figure(_records(), _verdict(x="round", fit=None))
-    assert len(fig.axes[0].get_lines()) == len(SEEDS) * len(X) + 2  # runs, mean, bound
-
-
-def test_claim_figure_leaves_out_non_positive_values() -> None:
-    df = _records()
-    df.loc[(df["seed"] == 0) & (df["round"] == df["iterations"]), "value"] = 0.0
-    fig = figures.claim_figure(df, _verdict(fit=None))
-    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert any("4 non-positive" in t for t in texts)
-    assert len(fig.axes[0].get_lines()) == len(SEEDS) - 1 + 2
 
 
 @pytest.mark.parametrize("over", [{"x": "clients"}, {"x": None}, {"metric": "no_such_metric"}])
@@ -243,23 +205,20 @@ def test_provenance_table(tmp_path: Path) -> None:
 
 def test_reports_import_no_upper_layer() -> None:
     code = (
-        "import sys, reports.html, reports.figures\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'solvers', 'bounds', 'verify'})\n"
+        "import sys, fedrates.reports.html, fedrates.reports.figures, fedrates.reports.pdf, fedrates.reports.terminal\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[:2] in (['fedrates', 'solvers'], ['fedrates', 'bounds'],"
+        " ['fedrates', 'verify']))\n"
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
-def test_comparison_claims_get_a_categorical_figure():
-    import pandas as pd
-
-    from fedrates.reports.figures import claim_figure
-
-    records = pd.DataFrame({"seed": [0, 0, 1, 1], "algorithm": ["a", "b", "a", "b"], "round": 5,
-                            "metric": "distance_to_truth", "value": [1.0, 2.0, 1.1, 2.2]})
-    fig = claim_figure(records, {"claim": "x/comparison", "x": "algorithm", "metric": "distance_to_truth"})
-    ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
-    assert ax.get_yscale() == "log"
-    heights = sorted(p.get_height() for p in ax.patches)
-    assert heights == pytest.approx([1.05, 2.1])
+def test_constants_name_effective_quantities_and_print_exact_zeros(tmp_path: Path) -> None:
+    tiny = 2.2250738585072014e-308  # how claims pass an exactly-zero τ to a theorem whose symbols are positive
+    text = _render(tmp_path, [_verdict(constants={"K": 6.61, "tau": tiny, "H": 0.0, "mu": 0.25})])
+    section = text[text.index("Constants of the instance"):]
+    assert "K_eff = 1/Σπ_k² (effective number of clients)" in section
+    assert "2.225e-308" not in text and "0 (exactly; the bound is evaluated at the limit 0⁺)" in section
+    assert "<th><code>H</code></th><td>0</td>" in section
+    integral = _render(tmp_path, [_verdict(constants={"K": 8.0})])
+    assert "K_eff" not in integral

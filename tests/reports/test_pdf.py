@@ -42,3 +42,69 @@ def test_pdf_pages_and_odd_text(tmp_path: Path) -> None:
     pdf.render_pdf(_records("a/plot"), verdicts, {}, errata, tmp_path / "r.pdf")
     assert _pages(path) == 2 + len(verdicts)  # plus the errata page
     assert [p.name for p in tmp_path.iterdir()] == ["r.pdf"]
+
+
+# ---- rendered pages: one size, nothing clipped, every glyph present, text extractable (poppler) ------------------
+LONG = ("the upper confidence bound of the ℓ1-penalised quantile stays below the bound at every point of the sweep; "
+        * 4 + "FINALWORD")
+
+
+def _verdicts() -> list[dict]:
+    return [
+        {"claim": "bao.thm2.1/rate-T", "verdict": "pass", "x": "iterations", "metric": "objective_gap",
+         "title": "ℓ2 error " + LONG, "measured": "slope −1.07 [−1.19, −0.96] ‖w − w°‖ σ̄² √15", "predicted": "slope -1",
+         "tolerance": "± 0.25", "message": LONG, "regime": LONG},
+        {"claim": "bao.thm3.2.err/precision", "verdict": "fail", "x": "iterations", "metric": "objective_gap",
+         "measured": LONG, "predicted": "P(X ≤ bound) ≥ 0.9", "tolerance": "95%", "loose": True,
+         "bound_ratio": 1e-6},
+        {"claim": "bao.fig1/comparison-analysed", "verdict": "erratum", "message": "no plot"},
+        {"claim": "x/inconclusive", "verdict": "inconclusive"},
+    ]
+
+
+def _poppler(tool: str) -> str:
+    import shutil
+
+    import pytest
+
+    path = shutil.which(tool)
+    if path is None:
+        pytest.skip(f"poppler's {tool} is not installed (apt-get install poppler-utils); rendered pages not checked")
+    return path
+
+
+def test_pdf_pages_render_one_size_unclipped_with_every_glyph(tmp_path: Path) -> None:
+    import subprocess
+    import warnings
+
+    pdftoppm, pdftotext = _poppler("pdftoppm"), _poppler("pdftotext")
+    records = pd.concat([_records("bao.thm2.1/rate-T"), _records("bao.thm3.2.err/precision")], ignore_index=True)
+    errata = [{"theorem": "bao.thm3.2.err", "text": LONG, "resolution": LONG}]
+    provenance = {"fedrates": "0.1.0", "executable": "/a/very/long/path/" * 12, "seeds": list(range(200))}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        path = pdf.render_pdf(records, _verdicts(), provenance, errata, tmp_path / "r.pdf")
+    missing = [str(w.message) for w in caught if "missing from font" in str(w.message)]
+    assert not missing, missing
+    # every page renders, at one size (A4 portrait at 20 dpi)
+    subprocess.run([pdftoppm, "-r", "20", "-png", str(path), str(tmp_path / "page")], check=True, timeout=120)
+    from PIL import Image
+
+    sizes = {Image.open(p).size for p in sorted(tmp_path.glob("page*.png"))}
+    assert len(list(tmp_path.glob("page*.png"))) == _pages(path) >= 2 + len(_verdicts())
+    assert len(sizes) == 1
+    (w, h), = sizes
+    assert abs(w / h - 8.27 / 11.69) < 0.01
+    # nothing outside the page: every word's box lies within it
+    bbox = subprocess.run([pdftotext, "-bbox", str(path), "-"], check=True, capture_output=True, text=True,
+                          timeout=120).stdout
+    pages = re.findall(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', bbox, re.S)
+    assert len(pages) == _pages(path)
+    for width, height, body in pages:
+        for x0, y0, x1, y1 in re.findall(r'xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)"',
+                                         body):
+            assert 0 <= float(x0) and float(x1) <= float(width) and 0 <= float(y0) and float(y1) <= float(height)
+    text = subprocess.run([pdftotext, str(path), "-"], check=True, capture_output=True, text=True,
+                          timeout=120).stdout
+    for word in ("PASS", "FAIL", "ERRATUM", "INCONCLUSIVE", "LOOSE", "ℓ", "FINALWORD", "bao.fig1/comparison-analysed"):
+        assert word in text, word

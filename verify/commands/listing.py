@@ -51,16 +51,22 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.what == "theorems":
         from fedrates.bounds.catalog import all_theorems
+        from fedrates.papers import cite
 
-        rows = [{"id": t.id, "paper": t.paper, "label": t.label, "kind": t.kind, "probability": t.probability,
-                 "lhs": t.lhs, "algorithms": list(t.algorithms), "errata": len(t.errata), "title": t.title}
+        rows = [{"id": t.id, "paper": t.paper, "citation": cite(t.paper), "label": t.label, "kind": t.kind,
+                 "probability": t.probability, "lhs": t.lhs, "algorithms": list(t.algorithms),
+                 "errata": len(t.errata), "title": t.title}
                 for t in all_theorems(args.paper)]
         if args.json:
             print_json({"theorems": rows})
             return 0
         if not rows:
             sys.stdout.write("none available\n")
+        paper = None
         for r in rows:
+            if r["paper"] != paper:  # one heading per paper: its authors and title
+                paper = r["paper"]
+                sys.stdout.write(f"{'' if r is rows[0] else chr(10)}{r['citation']}\n")
             flag = f"  [{r['errata']} erratum]" if r["errata"] else ""
             sys.stdout.write(f"{r['id']:<30} {r['kind']:<11} {r['probability']:<17} {r['title']}{flag}\n")
         return 0

@@ -77,7 +77,14 @@ def load_run(directory: Path) -> tuple[Any, list[dict[str, Any]], dict[str, Any]
     provenance = {**stored_provenance, **provenance}
     errata_path = directory / "errata.json"
     errata = _list_of_dicts(_load_json(errata_path, "errata"), "errata", errata_path) if errata_path.exists() else []
+    _fill_plots(records, verdicts)
     return records, verdicts, provenance, errata
+
+
+def _fill_plots(records: Any, verdicts: list[dict[str, Any]]) -> None:
+    from fedrates.verify.plotdata import fill_missing
+
+    fill_missing(records, verdicts)
 
 
 def run(args: argparse.Namespace) -> int:

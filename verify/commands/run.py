@@ -84,14 +84,20 @@ def _hyper(args: argparse.Namespace) -> dict[str, Any]:
     return hyper
 
 
-def _write(records: Any, out: str) -> None:
+def _write(trace: Any, problem: Any, out: str) -> None:
+    """The per-round records in the long record format of ``fedrates verify`` (one row per metric), with
+    provenance (parquet metadata and ``<file>.provenance.json``)."""
+    from fedrates.verify import records as rec
+
     path = Path(out)
-    if path.suffix == ".parquet":
-        records.to_parquet(path, index=False)
-    elif path.suffix == ".csv":
-        records.to_csv(path, index=False)
-    else:
+    if path.suffix not in (".parquet", ".csv"):
         raise InputError(f"--out '{out}' has an unknown format; expected a .parquet or .csv file name")
+    long = rec.to_long(trace.records, trace.params, problem)
+    gap = trace.params.get("reference_gap")
+    prov = rec.provenance(seeds=trace.params.get("seeds"),
+                          reference_gaps=None if gap is None else {str(trace.params.get("fingerprint", "run")): gap},
+                          extra={"command": "fedrates run", "run": trace.params})
+    rec.write_records(long, path, prov, own_provenance_file=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -106,10 +112,19 @@ def run(args: argparse.Namespace) -> int:
     method = algorithms.make(args.algorithm, **_hyper(args))
     trace = algorithms.run_batch(method, problem, args.rounds, seeds=seeds, participating=args.participating,
                                  gradients=args.gradients, record_every=args.record_every)
-    for note in trace.warnings:
+    resolve = getattr(method, "resolved_hyperparameters", None)
+    if resolve is not None:  # defaults such as mu = 0 ("the problem's exact mu") shown as the values used
+        trace.params = {**trace.params, "hyperparameters": resolve(problem),
+                        "hyperparameters_given": trace.params["hyperparameters"]}
+    notes = list(trace.warnings)
+    if args.gradients == "stochastic" and problem.summary().get("sampling") == "gaussian" \
+            and not problem.summary().get("params", {}).get("sigma"):
+        notes.append("the problem has sigma = 0: stochastic gradients are exact and every seed gives the same run "
+                     "(--set sigma=VALUE adds gradient noise)")
+    for note in notes:
         sys.stderr.write(f"fedrates: warning: {note}\n")
     if args.out:
-        _write(trace.records, args.out)
+        _write(trace, problem, args.out)
     finals = [{k: _py(v) for k, v in row.items()} for row in trace.final().to_dict("records")]
     if args.json:
         print_json({"params": trace.params, "diverged": bool(trace.diverged.any()),

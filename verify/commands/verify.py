@@ -1,8 +1,10 @@
 """``fedrates verify``: the main job — run the claims of a profile, write records, verdicts and the report.
 
 Outputs in ``--out`` (default ``fedrates-out``): ``records.parquet``, ``verdicts.json``, ``provenance.json``,
-``errata.json`` and ``report.html``.  Exit status 0 when every claim passes or is a documented erratum, 1 when any
-claim fails, is inconclusive, errors or has unmet conditions, 2 on bad input.
+``errata.json``, ``report.html`` and ``report.pdf``. A run over some claims (``--only``, another profile) keeps the
+other claims already in ``--out``: verdicts are merged by claim id, each showing the profile and date of its run
+(``--replace`` writes only this run's claims).  Exit status 0 when every claim of this run passes or is a documented
+erratum, 1 when any claim fails, is inconclusive, errors or has unmet conditions, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", default=0, type=str, help="base seed of the Monte-Carlo seeds (default 0)")
     p.add_argument("--executor", default="local", help="local (process pool)")
     p.add_argument("--no-cache", action="store_true", help="recompute every point")
+    p.add_argument("--replace", action="store_true",
+                   help="drop the earlier verdicts in --out instead of merging this run's claims into them")
     p.add_argument("--json", action="store_true", help="print the verdicts as one JSON document")
     p.set_defaults(handler=main)
 
@@ -70,7 +74,8 @@ def main(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     summary = verify_claims(selected, profile=args.profile, out=out, jobs=jobs, base_seed=base_seed,
-                            use_cache=not args.no_cache, progress=not args.json)
+                            use_cache=not args.no_cache, progress=not args.json,
+                            merge=not getattr(args, "replace", False))
     elapsed = time.perf_counter() - started
     verdicts = summary["verdicts"]
     if args.json:
@@ -78,28 +83,19 @@ def main(args: argparse.Namespace) -> int:
 
         print_json(verdicts)
     else:
-        _print_table(verdicts, out, elapsed)
+        _print_table(verdicts, out, elapsed, summary.get("kept", []))
     return 0 if all(v["verdict"] in OK_VERDICTS for v in verdicts) else 1
 
 
-def _print_table(verdicts: list[dict], out: Path, elapsed: float) -> None:
-    from rich.console import Console
-    from rich.table import Table
+def _print_table(verdicts: list[dict], out: Path, elapsed: float, kept: list[str] = ()) -> None:
+    from fedrates.reports.terminal import print_verdicts
 
-    colours = {"pass": "green", "fail": "red", "erratum": "magenta", "conditions-not-met": "yellow",
-               "inconclusive": "yellow", "error": "red"}
-    table = Table(title="fedrates verify", show_lines=False)
-    for col in ("claim", "verdict", "measured", "predicted", "tolerance"):
-        table.add_column(col, overflow="fold")
-    for v in verdicts:
-        c = colours.get(v["verdict"], "white")
-        table.add_row(v["claim"], f"[{c}]{v['verdict']}[/{c}]", str(v["measured"]), str(v["predicted"]),
-                      str(v["tolerance"]))
-    # a pipe or file has no width: use a wide table there rather than folding every cell into 80 columns
-    console = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 160)
-    console.print(table)
+    console = print_verdicts(verdicts, sys.stdout, tty=sys.stdout.isatty())
     counts: dict[str, int] = {}
     for v in verdicts:
         counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
     console.print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f" in {elapsed:.0f} s")
+    if kept:
+        console.print(f"{out}/ also keeps {len(kept)} claim(s) verified by earlier runs (profile and date shown per "
+                      f"claim in the report; --replace drops them)")
     console.print(f"records, verdicts and report written to {out}/ (open {out}/report.html)")
