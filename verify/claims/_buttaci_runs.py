@@ -149,3 +149,47 @@ def mode_factors(algorithm: str, lam: np.ndarray, gamma: float, E: int, alpha: f
     if algorithm == "pfl":
         return phi(lam, beta, gamma, E)
     return psi(lam, alpha, gamma, E)
+
+
+def round_map(problem: Any, algorithm: str, gamma: float, E: int, alpha: float = 0.0,
+              beta: float = 1.0) -> tuple[np.ndarray, np.ndarray, int]:
+    """The affine round map z ↦ J z + c of a deterministic round on a quadratic federation, built from the client
+    Hessians H_i, linear terms b_i, weights p_i and similarity weights p_in (not from the algorithm's code).
+
+    FedProx/FedAvg: z = w̄_{t,0} (d); each local step is w ↦ (I − γ(H_i + αI)) w + γα w̄_{t,0} + γ b_i ((11)).
+    PFL: z = (w̄_{t,0}, u_t^1, …, u_t^C) ((C+1)d); each local step is w ↦ (I − γβH_i) w − γ(1−β)H_i u^i + γ b_i
+    ((3), (5)), then w̄_{t+1,0} = Σ_i p_i w_{t,E}^i and u_{t+1}^i = Σ_n (p_in/p_i) w_{t,E}^n.
+    Returns (J, c, d).
+    """
+    H, b = problem.datafit.hessians, problem.datafit.linear_terms
+    p = problem.weights
+    K, d = b.shape
+    eye = np.eye(d)
+    if algorithm == "pfl":
+        A = eye - gamma * beta * H
+    else:
+        A = eye - gamma * (H + alpha * eye)
+    M = np.stack([np.linalg.matrix_power(A[i], E) for i in range(K)])
+    N = np.stack([sum(np.linalg.matrix_power(A[i], j) for j in range(E)) for i in range(K)])
+    if algorithm != "pfl":
+        J = np.einsum("i,ide->de", p, M + gamma * alpha * N)
+        c = gamma * np.einsum("i,ide,ie->d", p, N, b)
+        return J, c, d
+    # w_{t,E}^i = M_i x + B_i u^i + c_i
+    B = -gamma * (1 - beta) * np.einsum("ide,ief->idf", N, H)
+    ci = gamma * np.einsum("ide,ie->id", N, b)
+    Q = np.asarray(problem.extras["similarity_weights"]) / p[:, None]
+    n = (K + 1) * d
+    # rows: the next state's blocks (x', u'^1..u'^K) as linear combinations of the K client outputs
+    out_rows = np.vstack([p[None], Q])  # (K+1, K)
+    J = np.zeros((n, n))
+    c = np.zeros(n)
+    for r in range(K + 1):
+        for i in range(K):
+            w = out_rows[r, i]
+            if w == 0.0:
+                continue
+            J[r * d:(r + 1) * d, :d] += w * M[i]
+            J[r * d:(r + 1) * d, (i + 1) * d:(i + 2) * d] += w * B[i]
+            c[r * d:(r + 1) * d] += w * ci[i]
+    return J, c, d

@@ -693,6 +693,94 @@ class Speedup(Claim):
         return self.verdict(res, conditions=[], seeds=seeds, constants={})
 
 
+# ---- 5b. exact round map on cluster-specific Hessians
+ROUND_MAP_TOL = 1e-9  # trajectories from the affine map vs the run: a few roundings per step over 30·E ≤ 150 steps
+
+
+@dataclass(frozen=True)
+class RoundMap(Claim):
+    """On deterministic quadratics with cluster-specific Hessians the round is an affine map built from (H_i, b_i,
+    p_i, p_in); the server trajectory equals its iterates at every round, and the limit is its fixed point (for
+    FedAvg at E = 1 that fixed point is w* exactly; elsewhere the bias ‖w_∞ − w*‖ is reported)."""
+
+    rounds: int = 30
+    params_grid: tuple = (0.3, 0.7)  # β for pfl, α/L for fedprox
+    steps_grid: tuple = (1, 5)
+    n_seeds: dict = field(default_factory=lambda: {"quick": 1, "standard": 1, "full": 1})
+
+    def _grid(self) -> list[tuple[float, int]]:
+        return [(a, E) for a in self.params_grid for E in self.steps_grid]
+
+    def points(self, profile: str) -> list[dict]:
+        key = "beta" if self.algorithm == "pfl" else "alpha_over_L"
+        return [{**LEMMA1_INSTANCE, key: a, "local_steps": E} for a, E in self._grid()]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, _, consts = runs.instance(LEMMA1_INSTANCE)
+        E, L = point["local_steps"], consts["L"]
+        if self.algorithm == "pfl":
+            a, gamma, alpha, beta = point["beta"], 1 / (2 * L * E), 0.0, point["beta"]
+            alg = _algorithm(self, "pfl", step=gamma, beta=beta, local_steps=E)
+        else:
+            a = point["alpha_over_L"]
+            alpha, beta = a * L, 1.0
+            gamma = 1 / (2 * E * (L + alpha))
+            alg = _algorithm(self, "fedprox", step=gamma, mu_prox=alpha, local_steps=E)
+        w0 = _start(problem, consts, scale=3.0)
+        run = runs.instrumented_run(alg, problem, self.rounds, seeds[:1], w0, exact=True)
+        J, c, d = runs.round_map(problem, self.algorithm, gamma, E, alpha=alpha, beta=beta)
+        z = np.concatenate([w0] * (J.shape[0] // d))
+        pred = [z[:d]]
+        for _ in range(self.rounds):
+            z = J @ z + c
+            pred.append(z[:d])
+        pred = np.stack(pred)
+        err = np.linalg.norm(run.x[:, 0] - pred[:run.x.shape[0]], axis=-1) / (1 + np.linalg.norm(pred[:run.x.shape[0]],
+                                                                                                  axis=-1))
+        if not run.finite:
+            err = np.full(self.rounds + 1, np.inf)
+        z_inf = np.linalg.solve(np.eye(J.shape[0]) - J, c)
+        x_inf = z_inf[:d]
+        rho = float(np.max(np.abs(np.linalg.eigvals(J))))
+        seed = seeds[0]
+        items = [("trajectory_error", seed, t, float(err[t]), ROUND_MAP_TOL) for t in range(err.size)]
+        items += [("bias", seed, self.rounds, float(np.linalg.norm(x_inf - consts["w_star"])), np.nan),
+                  ("fixed_point_gap", seed, self.rounds, float(problem.smooth_value(x_inf)) - consts["f_star"],
+                   np.nan),
+                  ("spectral_radius", seed, self.rounds, rho, 1.0)]
+        return _rows(self, self._grid().index((a, E)), point, items, problem.dim)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, _, consts = runs.instance(LEMMA1_INSTANCE)
+        seeds = _seeds(records)
+        empty = _fail_if_empty(records)
+        if empty:
+            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        err = _metric(records, "trajectory_error")
+        worst = float(err["value"].max())
+        bias = _metric(records, "bias").set_index("point")["value"]
+        rho = _metric(records, "spectral_radius").set_index("point")["value"]
+        grid = self._grid()
+        sym = "β" if self.algorithm == "pfl" else "α/L"
+        detail = "; ".join(f"{sym}={grid[i][0]:g}, E={grid[i][1]}: ‖w_∞ − w*‖ = {bias[i]:.3g}, ρ = {rho[i]:.6f}"
+                           for i in bias.index)
+        measured = f"max relative trajectory error {worst:.3g}; {detail}"
+        checks_ = [("trajectory", worst <= ROUND_MAP_TOL, f"the run leaves the exact affine trajectory ({worst:.3g})"),
+                   ("stable map", bool(np.all(rho < 1)), "the round map is not a contraction")]
+        if self.algorithm != "pfl" and 0.0 in self.params_grid and 1 in self.steps_grid:
+            i = grid.index((0.0, 1))
+            checks_.append(("FedAvg E=1 unbiased", float(bias[i]) <= 1e-9 * (1 + np.linalg.norm(consts["w_star"])),
+                            f"FedAvg's fixed point at E = 1 is not w* (‖w_∞ − w*‖ = {bias[i]:.3g})"))
+        verdict, msg = _verdict_from(checks_)
+        res = CheckResult(verdict, measured, "the affine map's iterates and fixed point", f"relative {ROUND_MAP_TOL:g}",
+                          msg)
+        gaps = _metric(records, "fixed_point_gap")["value"]
+        positive = gaps[gaps > 0]
+        return self.verdict(res, conditions=[], seeds=seeds, constants={"L": consts["L"], "mu": consts["mu"]},
+                            reference_gap=consts["reference_gap"],
+                            smallest_measured=float(positive.min()) if len(positive) else None)
+
+
 # ---- 6. Theorems 1 and 3: validity at every round
 VALIDITY_INSTANCE = {"preset": "buttaci-clustered"}
 
@@ -1064,6 +1152,20 @@ CLAIMS: tuple[Claim, ...] = (
                 "‖w̄_{t+1} − w̄_t‖ over the last 200 of 1500 rounds."),
         metric="speedup", x="point", erratum=SPEEDUP_ERRATUM,
         why="eq. (9) is stated for these step sizes; the rate is measured, not bounded"),
+    RoundMap(
+        id="buttaci.lemB3/round-map", theorem="buttaci.lemB3", algorithm="pfl", problem="similar_quadratic",
+        title="PFL on cluster-specific Hessians: the server trajectory is the exact affine round map's, to its "
+              "fixed point",
+        regime=_CLUSTER_REGIME + " Messages from (x, y); β ∈ {0.3, 0.7}, E ∈ {1, 5}, γ = 1/(2LE), 30 rounds.",
+        metric="trajectory_error", x="round", params_grid=(0.3, 0.7),
+        why="an exact prediction where the lemmas only bound: the round map is affine on quadratics"),
+    RoundMap(
+        id="buttaci.lemA3/round-map", theorem="buttaci.lemA3", algorithm="fedprox", problem="similar_quadratic",
+        title="FedProx on cluster-specific Hessians: the server trajectory is the exact affine round map's; FedAvg "
+              "at E = 1 is unbiased",
+        regime=_CLUSTER_REGIME + " Messages from (x, y); α ∈ {0, 0.5L}, E ∈ {1, 5}, γ = 1/(2E(L+α)), 30 rounds.",
+        metric="trajectory_error", x="round", params_grid=(0.0, 0.5),
+        why="an exact prediction where the lemmas only bound: the round map is affine on quadratics"),
     StronglyConvexValidity(
         id="buttaci.thm3/validity", theorem="buttaci.thm3", algorithm="pfl", problem="similar_quadratic",
         title="Theorem 3: E f(w̄_t) − f* ≤ (8) at every round (a-posteriori G² at the perturbed points)",
@@ -1263,7 +1365,7 @@ VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant(
         id="pfl/no-broadcast", target="algorithm",
         bug="clients start every round from their own last local model (the server model is never sent back)",
-        claims=("buttaci.cor1/rate",),
+        claims=("buttaci.cor1/rate", "buttaci.lemB3/round-map"),
         apply=_with(NoBroadcast())),
     BrokenVariant(
         id="pfl/step-over-E", target="algorithm",
@@ -1278,7 +1380,7 @@ VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant(
         id="fedprox/no-broadcast", target="algorithm",
         bug="clients start every round from their own last local model (the server model is never sent back)",
-        claims=("buttaci.thm2/validity",),
+        claims=("buttaci.thm2/validity", "buttaci.lemA3/round-map"),
         apply=_with(FedProxNoBroadcast())),
     BrokenVariant(
         id="fedprox/update-divided-by-C", target="algorithm",
