@@ -78,7 +78,7 @@ def test_fedprox_is_the_analysed_local_rule(small):
         ends.append(w)
     trace = algorithms.run_batch("fedprox", small, 1, seeds=[0], gradients="exact", w0=x, step=gamma,
                                  mu_prox=alpha, local_steps=E)
-    np.testing.assert_allclose(trace.w[0], sum(pi * w for pi, w in zip(p, ends)), rtol=1e-13)
+    np.testing.assert_allclose(trace.w[0], sum(pi * w for pi, w in zip(p, ends, strict=True)), rtol=1e-13)
 
 
 def test_E1_common_hessian_any_beta_is_fedavg():

@@ -39,7 +39,7 @@ def test_closed_form_optimum_gamma_and_reference_agree():
     assert abs(ref.value - c["f_star"]) < 1e-10
     # Γ = f* − Σ p_i f_i*, with f_i* recomputed by least squares on each client's data
     fi = []
-    for X, y in zip(problem.datafit.X, problem.datafit.y):
+    for X, y in zip(problem.datafit.X, problem.datafit.y, strict=True):
         w, *_ = np.linalg.lstsq(X, y, rcond=None)
         fi.append(0.5 * np.mean((X @ w - y) ** 2))
     assert c["Gamma"] == pytest.approx(c["f_star"] - problem.weights @ np.array(fi), rel=1e-10)

@@ -107,8 +107,8 @@ def _speedup_records(claim, measured):
     for i, (inst, beta) in enumerate(cases):
         claimed = 3 / (beta + 2)
         exact = 1.002 if inst == "common" else np.nan
-        rows.append({"metric": "speedup", "point": i, "value": measured(inst, claimed, exact), "bound": claimed})
-        rows.append({"metric": "speedup_exact_level", "point": i, "value": exact, "bound": claimed})
+        rows.append({"metric": "speedup", "point": i + 1, "value": measured(inst, claimed, exact), "bound": claimed})
+        rows.append({"metric": "speedup_exact_level", "point": i + 1, "value": exact, "bound": claimed})
     df = pd.DataFrame(rows)
     df["seed"] = 0
     return df
