@@ -316,14 +316,25 @@ class Lemma1Identity(Claim):
         return self.verdict(res, conditions=[], seeds=seeds, constants={})
 
 
+def _perturbed_graph(problem: Any) -> Any:
+    """The problem with p_in + D, D symmetric with zero row sums on clients 0–3 (degrees unchanged, p_in ≥ 0)."""
+    P = np.array(problem.extras["similarity_weights"], dtype=float)
+    delta = 0.5 * min(P[0, 2], P[1, 3])
+    D = np.zeros_like(P)
+    for (i, j), sign in {(0, 1): 1, (2, 3): 1, (0, 2): -1, (1, 3): -1}.items():
+        D[i, j] = D[j, i] = sign * delta
+    return dataclasses.replace(problem, extras={**problem.extras, "similarity_weights": P + D})
+
+
 # ---- 3. reductions
 @dataclass(frozen=True)
 class Reductions(Claim):
     """PFL(β = 1) ≡ FedAvg and FedProx(α = 0) ≡ FedAvg (stochastic, same streams); E = 1 on a common Hessian:
-    PFL(β) ≡ FedAvg for every β (w̄ trajectories)."""
+    PFL(β) ≡ FedAvg for every β; on a common Hessian the graph acts on w̄ only through the degrees p_i: a symmetric
+    perturbation of p_in with zero row sums leaves PFL's w̄ trajectory unchanged (any E)."""
 
     rounds: int = 20
-    cases: tuple = ("pfl-beta-1", "fedprox-alpha-0", "pfl-E1-beta-0.3", "pfl-E1-beta-0.7")
+    cases: tuple = ("pfl-beta-1", "fedprox-alpha-0", "pfl-E1-beta-0.3", "pfl-E1-beta-0.7", "pfl-graph-irrelevant")
     n_seeds: dict = field(default_factory=lambda: {"quick": 3, "standard": 3, "full": 8})
 
     def points(self, profile: str) -> list[dict]:
@@ -331,6 +342,8 @@ class Reductions(Claim):
         for case in self.cases:
             if case.startswith("pfl-E1"):
                 out.append({"case": case, "preset": "buttaci-common", "local_steps": 1, "sigma": 0.0})
+            elif case == "pfl-graph-irrelevant":
+                out.append({"case": case, "preset": "buttaci-common", "local_steps": 5, "sigma": 0.0})
             else:
                 out.append({"case": case, "preset": "buttaci-clustered", "local_steps": 4, "sigma": 1.0})
         return out
@@ -343,13 +356,16 @@ class Reductions(Claim):
             alg = _algorithm(self, "pfl", step=gamma, beta=1.0, local_steps=E)
         elif case == "fedprox-alpha-0":
             alg = _algorithm(self, "fedprox", step=gamma, mu_prox=0.0, local_steps=E)
+        elif case == "pfl-graph-irrelevant":
+            alg = _algorithm(self, "pfl", step=gamma, beta=0.5, local_steps=E)
         else:
             alg = _algorithm(self, "pfl", step=gamma, beta=float(case.rsplit("-", 1)[1]), local_steps=E)
-        base = _algorithm(self, "fedavg", step=gamma, local_steps=E)
+        base = alg if case == "pfl-graph-irrelevant" else _algorithm(self, "fedavg", step=gamma, local_steps=E)
         deterministic = not point["sigma"]
         use = seeds[:1] if deterministic else list(seeds)
         w0 = _start(problem, consts)
-        a = runs.instrumented_run(alg, problem, self.rounds, use, w0, exact=deterministic)
+        run_problem = _perturbed_graph(problem) if case == "pfl-graph-irrelevant" else problem
+        a = runs.instrumented_run(alg, run_problem, self.rounds, use, w0, exact=deterministic)
         b = runs.instrumented_run(base, problem, self.rounds, use, w0, exact=deterministic)
         T = min(a.rounds, b.rounds)
         diff = np.linalg.norm(a.x[:T + 1] - b.x[:T + 1], axis=-1) / (1 + np.linalg.norm(b.x[:T + 1], axis=-1))
@@ -357,6 +373,10 @@ class Reductions(Claim):
             diff = np.full_like(diff, np.inf)
         items = [("trajectory_difference", s, t, float(diff[t, r]), TRAJECTORY_TOL)
                  for r, s in enumerate(use) for t in range(T + 1)]
+        if case == "pfl-graph-irrelevant":
+            # control: the perturbation does change the clients' perturbed points (only w̄ is unaffected)
+            moved = float(np.max(np.abs(a.queries[:T] - b.queries[:T]))) if a.finite and b.finite else 0.0
+            items.append(("graph_control", use[0], T, moved, CONTROL_MIN))
         return _rows(self, self.cases.index(case), point, items, problem.dim)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
@@ -364,12 +384,17 @@ class Reductions(Claim):
         empty = _fail_if_empty(records)
         if empty:
             return self.verdict(empty, conditions=[], seeds=seeds, constants={})
-        worst = records.groupby("point")["value"].max()
+        control = _metric(records, "graph_control")["value"]
+        worst = _metric(records, "trajectory_difference").groupby("point")["value"].max()
         measured = "; ".join(f"{self.cases[int(i)]}: {v:.3g}" for i, v in worst.items())
         bad = [self.cases[int(i)] for i, v in worst.items() if not v <= TRAJECTORY_TOL]
         verdict = "fail" if bad else "pass"
-        msg = (f"trajectories differ from FedAvg's: {', '.join(bad)}" if bad
-               else "every reduction reproduces FedAvg's server trajectory")
+        msg = (f"trajectories differ from the reference trajectory: {', '.join(bad)}" if bad
+               else "every reduction reproduces the reference server trajectory")
+        if len(control):
+            measured += f"; graph-perturbation control (change of the perturbed points) {float(control.min()):.3g}"
+            if verdict == "pass" and not float(control.min()) >= CONTROL_MIN:
+                verdict, msg = "inconclusive", "the graph perturbation does not move the perturbed points"
         res = CheckResult(verdict, f"max relative trajectory difference — {measured}", "0", f"{TRAJECTORY_TOL:g}",
                           msg)
         return self.verdict(res, conditions=[], seeds=seeds, constants={})
@@ -537,6 +562,26 @@ def _chain_violations() -> float:
     return float(bad)
 
 
+def _monotonicity_violations() -> float:
+    """Lemma-level ordering on a grid (theorem step sizes): κ_B3(β) strictly increasing in β for E ≥ 2 and equal
+    to 1 − μγ for E = 1; κ_A3(α) strictly increasing in α; κ_B3(β < 1) < κ_A3(0) for E ≥ 2."""
+    bad = 0
+    betas = np.array([0.05, 0.2, 0.4, 0.6, 0.8, 0.95, 1.0])
+    alphas = np.array([0.0, 0.01, 0.1, 1.0, 10.0])
+    for r in np.geomspace(1e-3, 0.5, 9):
+        for E in (1, 2, 5, 10, 50):
+            g = 1 / (2 * E)  # L = 1
+            k = runs.phi(r, betas, g, E)
+            if E == 1:
+                bad += int(np.count_nonzero(np.abs(k - (1 - r * g)) > 1e-12))  # rounding of 1 − 1/β + (1/β)(…)
+            else:
+                bad += int(np.count_nonzero(np.diff(k) <= 0))
+                bad += int(np.count_nonzero(~(k[:-1] < float(runs.psi(r, 0.0, g, E)))))
+            kp = np.array([float(runs.psi(r, a, 1 / (2 * E * (1 + a)), E)) for a in alphas])
+            bad += int(np.count_nonzero(np.diff(kp) <= 0))
+    return float(bad)
+
+
 def _mu_mode_multiplier(claim: Claim, name: str, problem: Any, consts: dict, rounds: int, **hyper: Any) -> float:
     """The measured per-round multiplier of the μ eigen-component (median over rounds) of a deterministic run."""
     lam, V = np.linalg.eigh(problem.datafit.hessians[0])
@@ -580,6 +625,7 @@ class Eq9Ordering(Claim):
         seed = seeds[0]
         items = [(f"symbolic:{k}", seed, 0, v, 0.0) for k, v in _symbolic_eq9().items()]
         items.append(("chain-violations", seed, 0, _chain_violations(), 0.0))
+        items.append(("monotonicity-violations", seed, 0, _monotonicity_violations(), 0.0))
         items += [(f"multiplier:{k}", seed, self.rounds, measured[k], exact[k]) for k in measured]
         return _rows(self, 0, point, items, problem.dim)
 
@@ -589,7 +635,8 @@ class Eq9Ordering(Claim):
         if empty:
             return self.verdict(empty, conditions=[], seeds=seeds, constants={})
         get = {r.metric: (r.value, r.bound) for r in records.itertuples()}
-        sym_bad = [k for k, (v, _) in get.items() if (k.startswith("symbolic") or k == "chain-violations") and v]
+        sym_bad = [k for k, (v, _) in get.items()
+                   if (k.startswith("symbolic") or k.endswith("-violations")) and v]
         m = {k.split(":")[1]: v for k, v in get.items() if k.startswith("multiplier")}
         rel = max(abs(v / b - 1) for v, b in m.values())
         ordered = m["pfl"][0] < m["fedavg"][0] < m["fedprox"][0]
@@ -1126,7 +1173,8 @@ CLAIMS: tuple[Claim, ...] = (
         id="buttaci.alg1/reductions", theorem="buttaci.lemB3.kappa", algorithm="pfl", problem="similar_quadratic",
         title="Reductions: PFL(β=1) and FedProx(α=0) are FedAvg; E = 1 on a common Hessian makes β irrelevant",
         regime=_CLUSTER_REGIME + " Stochastic (σ = 1, same streams) for β = 1 and α = 0; common Hessian, E = 1, "
-        "deterministic for the β-invariance.", metric="trajectory_difference", x="round",
+        "deterministic for the β-invariance; common Hessian, E = 5, β = 0.5 with p_in perturbed symmetrically at "
+        "fixed degrees for the graph-irrelevance.", metric="trajectory_difference", x="round",
         why="trajectory identities are exact; E = 1 invariance checks that u_t^i averages to w̄_{t,0}"),
     ExactMultiplier(
         id="buttaci.lemB3.kappa/exact-multiplier", theorem="buttaci.lemB3.kappa", algorithm="pfl",
