@@ -111,23 +111,18 @@ def instrumented_run(alg: Any, problem: Any, rounds: int, seeds: list[int], w0: 
                grads=np.stack(recorder.grads).reshape(shape), finite=finite)
 
 
-def local_iterates(run: Run, step: float, perturbed: bool) -> np.ndarray:
-    """w_{t,k}^i for k = 0..E (T, E+1, R, K, d) by the paper's rules (see module docstring)."""
+def local_iterates(run: Run, step: float) -> np.ndarray:
+    """PFL's w_{t,k}^i for k = 0..E (T, E+1, R, K, d) by rule (3): w̄_{t,0} − γ Σ_{j<k} g_i(w̃_{t,j}^i)."""
     T, E, R, K, d = run.queries.shape
-    if not perturbed:
-        start = np.broadcast_to(run.x[:T, None, :, None, :], (T, 1, R, K, d))
-        # w_{t,E}^i is not queried; it is w_{t,E-1}^i after the last step, recovered from the server model only in
-        # aggregate, so the per-client last iterate is not needed by the claims (NaN marks it)
-        last = np.full((T, 1, R, K, d), np.nan)
-        return np.concatenate([run.queries, last], axis=1) if E else start
-    steps = np.cumsum(run.grads, axis=1)
     base = run.x[:T, None, :, None, :]
-    return np.concatenate([np.broadcast_to(base, (T, 1, R, K, d)), base - step * steps], axis=1)
+    return np.concatenate([np.broadcast_to(base, (T, 1, R, K, d)), base - step * np.cumsum(run.grads, axis=1)],
+                          axis=1)
 
 
 def virtual_averages(run: Run, weights: np.ndarray, step: float, perturbed: bool) -> np.ndarray:
-    """w̄_{t,k} = Σ_i p_i w_{t,k}^i for k = 0..E−1: (T, E, R, d)."""
-    W = local_iterates(run, step, perturbed)[:, :-1]
+    """w̄_{t,k} = Σ_i p_i w_{t,k}^i for k = 0..E−1: (T, E, R, d).  FedProx/FedAvg (``perturbed`` False): the query
+    points are the local iterates; PFL: rule (3) (:func:`local_iterates`)."""
+    W = local_iterates(run, step)[:, :-1] if perturbed else run.queries
     return np.einsum("i,tkrid->tkrd", weights, W)
 
 
