@@ -594,6 +594,102 @@ class MeanMultiplier(Claim):
                             smallest_measured=float(np.min(np.abs(expected.to_numpy()))))
 
 
+def _critical_step(lam: np.ndarray, beta: float, E: int) -> float:
+    """The smallest γ > 0 with max_j |φ_β(λ_j; γ)| = 1 (PFL's stability boundary on a common Hessian; β = 1 is
+    FedAvg): a scan on a log grid, then bisection."""
+    grid = np.geomspace(1e-4, 20.0, 4000) / lam.max()
+    worst = np.array([np.max(np.abs(runs.phi(lam, beta, g, E))) for g in grid])
+    first = int(np.argmax(worst >= 1.0))
+    lo, hi = grid[first - 1], grid[first]
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if np.max(np.abs(runs.phi(lam, beta, mid, E))) < 1 else (lo, mid)
+    return float(0.5 * (lo + hi))
+
+
+@dataclass(frozen=True)
+class Stability(Claim):
+    """Large steps (App. C.7, Figs. 12–13: "a large step size and small β imply evident spikes"): on a common
+    Hessian PFL's round map is φ_β(H), so it is stable iff max_j |φ_β(λ_j)| < 1.  The claim computes the boundary
+    γ_c(β), checks that the measured eigen-components at 0.9γ_c and 1.1γ_c follow φ_β(λ_j)^t exactly (relative to
+    the predicted norm, 1e-6), that the run contracts below γ_c and grows above it, and the exact ordering against
+    FedAvg (β = 1, γ_c = 2/L): for β < 1/2, 1 − 1/β < −1 and γ_c(β) is far below FedAvg's (≈ 1/E smaller); for
+    β > 1/2 and E ≥ 2 it is above FedAvg's.  The paper's observation therefore matches the exact analysis for
+    β < 1/2 only (on quadratics; the paper's runs are on neural networks with β ∈ {0.5, 0.7, 0.9})."""
+
+    betas: tuple = (0.2, 0.4, 0.7, 1.0)
+    scales: tuple = (0.9, 1.1)
+    local_steps: int = 5
+    rounds: int = 12
+    n_seeds: dict = field(default_factory=lambda: {"quick": 1, "standard": 1, "full": 1})
+
+    def _grid(self) -> list[tuple[float, float]]:
+        return [(b, sc) for b in self.betas for sc in self.scales]
+
+    def points(self, profile: str) -> list[dict]:
+        return [{**COMMON, "beta": b, "scale": sc, "local_steps": self.local_steps} for b, sc in self._grid()]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, _, consts = runs.instance(COMMON)
+        lam, V = np.linalg.eigh(problem.datafit.hessians[0])
+        beta, E = point["beta"], self.local_steps
+        gamma_c = _critical_step(lam, beta, E)
+        gamma = point["scale"] * gamma_c
+        alg = _algorithm(self, "pfl", step=gamma, beta=beta, local_steps=E)
+        run = runs.instrumented_run(alg, problem, self.rounds, seeds[:1], _start(problem, consts), exact=True)
+        e = (run.x[:, 0] - consts["w_star"]) @ V  # (T+1, d) eigen-components
+        pred = runs.phi(lam, beta, gamma, E)
+        expected = e[0][None, :] * pred[None, :] ** np.arange(self.rounds + 1)[:, None]
+        err = np.linalg.norm(e - expected, axis=1) / np.linalg.norm(expected, axis=1)
+        if not run.finite:
+            err = np.full(self.rounds + 1, np.inf)
+        top = int(np.argmax(np.abs(pred)))  # the mode that decides stability
+        growth = float(abs(e[-1, top] / e[0, top])) if run.finite else np.inf
+        seed = seeds[0]
+        items = [("component_error", seed, t, float(err[t]), MULTIPLIER_RTOL) for t in range(err.size)]
+        gaps = _gap(problem, consts, run.x[:, 0]) if run.finite else np.array([np.nan])
+        items += [("critical_step", seed, 0, gamma_c, np.nan), ("growth", seed, self.rounds, growth, 1.0),
+                  ("objective_gap_min", seed, self.rounds, float(np.min(gaps)), np.nan),
+                  ("spectral_radius", seed, 0, float(np.max(np.abs(pred))), 1.0)]
+        return _rows(self, 1 + self._grid().index((beta, point["scale"])), point, items, problem.dim)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        seeds = _seeds(records)
+        empty = _fail_if_empty(records)
+        if empty:
+            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        err = _metric(records, "component_error")["value"].to_numpy()
+        worst = float(np.max(np.where(np.isfinite(err), err, np.inf)))
+        by = {m: _metric(records, m).set_index("point")["value"] for m in ("critical_step", "growth",
+                                                                           "spectral_radius")}
+        grid = self._grid()
+        regime_ok, crit = True, {}
+        for i, (beta, sc) in enumerate(grid, start=1):
+            rho, growth = float(by["spectral_radius"][i]), float(by["growth"][i])
+            crit[beta] = float(by["critical_step"][i])
+            # below the boundary the deciding eigen-component contracts, above it grows (|φ| = ρ there)
+            regime_ok &= (rho < 1 and growth < 1) if sc < 1 else (rho > 1 and growth > 1)
+        fedavg = crit.get(1.0, float("nan"))
+        ordered = all((crit[b] < fedavg) if b < 0.5 else (crit[b] > fedavg) for b in self.betas if b != 1.0)
+        _, _, consts = runs.instance(COMMON)
+        measured = (f"max ‖components − φ_β(λ)^t e_0‖/‖φ_β(λ)^t e_0‖ = {worst:.3g}; γ_c·L at β = "
+                    + ", ".join(f"{b:g}: {crit[b] * consts['L']:.4f}" for b in self.betas)
+                    + f"; deciding component contracts below / grows above γ_c: {regime_ok}")
+        verdict, msg = _verdict_from([
+            ("components", worst <= MULTIPLIER_RTOL, f"the eigen-components do not follow φ_β^t (rel {worst:.3g})"),
+            ("stability regimes", regime_ok, "a run's growth contradicts the predicted stability"),
+            ("ordering against FedAvg", ordered, f"γ_c(β) is not below FedAvg's for β < 1/2 and above it for "
+                                                 f"β > 1/2: {crit}")])
+        if verdict == "pass":
+            msg = ("stable exactly where max|φ_β| < 1; γ_c(β) is below FedAvg's for β < 1/2 and above it for "
+                   "β > 1/2 (App. C.7's 'small β, large γ → spikes' holds on quadratics for β < 1/2 only)")
+        res = CheckResult(verdict, measured, "φ_β(λ)^t per mode; stable iff max|φ_β| < 1; γ_c vs FedAvg's",
+                          f"relative {MULTIPLIER_RTOL:g}", msg)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={"L": consts["L"], "mu": consts["mu"]},
+                            reference_gap=consts["reference_gap"],
+                            smallest_measured=float(_metric(records, "objective_gap_min")["value"].min()))
+
+
 # ---- 5. eq. (9): ordering and speedup
 def _symbolic_eq9() -> dict[str, float]:
     """Eq. (9) at theorem level: margins equal to the stated expressions and positive for β ∈ (0, 1), α > 0."""
@@ -1372,6 +1468,14 @@ CLAIMS: tuple[Claim, ...] = (
         + " β ∈ {0.3, 0.7}, E = 5, γ = 1/(2LE), 8 rounds; Monte-Carlo over the profile's seeds.",
         metric="mode0", x="round",
         why="an exact expectation: the round map is linear, so the noise averages out of the mean exactly"),
+    Stability(
+        id="buttaci.lemB3.kappa/stability", theorem="buttaci.lemB3.kappa", algorithm="pfl",
+        problem="similar_quadratic",
+        title="Large steps: PFL is stable iff max|φ_β(λ)| < 1; below FedAvg's boundary for β < 1/2, above for β > 1/2",
+        regime=_COMMON_REGIME.replace("theorem step sizes", "steps 0.9γ_c and 1.1γ_c around the stability boundary")
+        + " β ∈ {0.2, 0.4, 0.7, 1 (FedAvg)}, E = 5, 12 rounds.",
+        metric="growth", x="point",
+        why="App. C.7 reports spikes for large γ and small β; on a common Hessian the boundary is exact"),
     Eq9Ordering(
         id="buttaci.eq9/ordering", theorem="buttaci.thm3", algorithm="pfl", problem="similar_quadratic",
         title="Eq. (9): PFL's factor < FedAvg's < FedProx's (symbolic, all β ∈ (0,1), α > 0) and at lemma level",
@@ -1475,7 +1579,8 @@ VARIANTS: tuple[BrokenVariant, ...] = (
         apply=_with(CurrentRoundNeighbours())),
     BrokenVariant(
         id="pfl/step-x10", target="algorithm", bug="local steps ten times the theorem step size",
-        claims=("buttaci.thm3/validity", "buttaci.lemB3.kappa/exact-multiplier", "buttaci.lemB2/deviation"),
+        claims=("buttaci.thm3/validity", "buttaci.lemB3.kappa/exact-multiplier", "buttaci.lemB2/deviation",
+                "buttaci.lemB3.kappa/stability"),
         apply=_with(StepTimesTen())),
     BrokenVariant(
         id="fedprox/prox-sign-flipped", target="algorithm",
