@@ -4,7 +4,7 @@ falsifiable.
 
 Claims whose runs are deterministic (exact gradients) do not depend on the base seed; they are run once. The
 claims with Monte-Carlo parts (Lemma 1 with noise, the stochastic reductions, the deviation lemmas, the mean multiplier,
-Theorems 1 and 3) are run for five base seeds.
+the one-round recursions, Theorems 1 and 3) are run for five base seeds.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from fedrates.verify.variants import all_variants
 PROFILE = "quick"
 get = {c.id: c for c in buttaci.CLAIMS}.__getitem__
 STOCHASTIC = ("buttaci.lemma1/identity", "buttaci.alg1/reductions", "buttaci.thm3/validity", "buttaci.thm1/validity",
-              "buttaci.lemB2/deviation", "buttaci.lemA2/deviation", "buttaci.lemB3.kappa/mean-multiplier")
+              "buttaci.lemB2/deviation", "buttaci.lemA2/deviation", "buttaci.lemB3.kappa/mean-multiplier",
+              "buttaci.lemB3/recursion", "buttaci.lemA3/recursion")
 DETERMINISTIC = [c.id for c in buttaci.CLAIMS if c.id not in STOCHASTIC]
 
 

@@ -345,3 +345,110 @@ class Corollary1(Claim):
         return self.verdict(res, conditions=[], seeds=seeds, constants={}, reference_gap=0.0,
                             smallest_measured=float(y.min()) if finite else None,
                             bound_ratio=float(np.max(y / b)) if finite else None)
+
+
+# ---- Lemmas A.3 / B.3 as one-round recursions
+@dataclass(frozen=True)
+class Recursion(Claim):
+    """Lemma A.3 (FedProx) / B.3 (PFL) round by round: E‖w̄_{t+1,0} − w*‖² ≤ κ E‖w̄_{t,0} − w*‖² + A_t, i.e. the
+    mean over seeds of D_{t+1} − κ D_t stays below A_t at every round (95% upper confidence bound; one seed when
+    deterministic), with the instance's exact μ, L, Γ, S, σ, the theorem step size, the indicator of B.3 (0 in
+    round 0) and G² computed a priori on a ball around w* that the run is checked to stay in."""
+
+    rounds: int = 30
+    param: float = 0.5  # β for PFL, α/L for FedProx
+    grid: tuple = ((1, 0.0), (5, 0.0), (5, 1.0))  # (E, σ)
+    n_seeds: dict = field(default_factory=lambda: {"quick": 12, "standard": 16, "full": 40})
+
+    def points(self, profile: str) -> list[dict]:
+        return [{**VALIDITY_INSTANCE, "local_steps": E, "sigma": sg} for E, sg in self.grid]
+
+    def _setup(self, consts: dict, E: int) -> tuple[float, float, float]:
+        L = consts["L"]
+        if self.algorithm == "pfl":
+            return 1 / (2 * L * E), 0.0, self.param
+        alpha = self.param * L
+        return 1 / (2 * E * (L + alpha)), alpha, 1.0
+
+    def _values(self, consts: dict, E: int, sigma: float, G2: float) -> dict[str, float]:
+        gamma, alpha, beta = self._setup(consts, E)
+        vals = {"mu": consts["mu"], "L": consts["L"], "gamma": gamma, "E": E, "S": consts["S"],
+                "sigma": max(sigma, _TINY), "Gamma": max(consts["Gamma"], _TINY), "G": math.sqrt(G2), "D": _TINY,
+                "gamma_prev": gamma, "ind": 1.0}
+        if self.algorithm == "pfl":
+            vals["beta"] = beta
+        else:
+            vals["alpha"] = max(alpha, _TINY)
+        return vals
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, _, consts = runs.instance(_params(point))
+        E, sigma = point["local_steps"], float(point["sigma"])
+        gamma, alpha, beta = self._setup(consts, E)
+        if self.algorithm == "pfl":
+            alg = _algorithm(self, "pfl", step=gamma, beta=beta, local_steps=E)
+        else:
+            alg = _algorithm(self, "fedprox", step=gamma, mu_prox=alpha, local_steps=E)
+        use = seeds[:1] if not sigma else list(seeds)
+        w0 = _start(problem, consts, scale=3.0)
+        run = runs.instrumented_run(alg, problem, self.rounds, use, w0, exact=not sigma)
+        D = np.sum((run.x - consts["w_star"]) ** 2, axis=-1)  # (T+1, R)
+        G2, radius = _ball_g2(problem, consts, w0)
+        reach = float(np.max(np.linalg.norm(run.queries - consts["w_star"], axis=-1))) / radius \
+            if run.finite else np.inf
+        thm = _theorem(self.theorem)
+        kappa = _theorem(f"{self.theorem}.kappa").evaluate(self._values(consts, E, sigma, G2))
+        items = []
+        for t in range(run.rounds):
+            vals = self._values(consts, E, sigma, G2)
+            if t == 0:
+                vals["ind"] = _TINY  # 1(t >= 1) = 0 in the first round (B.3)
+            additive = thm.evaluate(vals)
+            y = D[t + 1] - kappa * D[t] if run.finite else np.full(len(use), np.inf)
+            items += [("recursion_excess", s, t, float(y[r]), additive) for r, s in enumerate(use)]
+            ratio = D[t + 1] / (kappa * D[t] + additive) if run.finite else np.full(len(use), np.inf)
+            items += [("recursion_ratio", s, t, float(ratio[r]), 1.0) for r, s in enumerate(use)]
+        items.append(("ball_reach", use[0], 0, reach, 1.0))
+        items.append(("distance_sq_min", use[0], 0, float(np.min(D)) if run.finite else np.nan, np.nan))
+        return _rows(self, self.grid.index((E, point["sigma"])), point, items, problem.dim)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, _, consts = runs.instance(VALIDITY_INSTANCE)
+        thm = _theorem(self.theorem)
+        seeds = _seeds(records)
+        constants = {k: consts[k] for k in ("L", "mu", "S", "Gamma")}
+        conditions = []
+        for E, sigma in self.grid:
+            conditions += [{**c, "condition": f"E={E}: {c['condition']}"}
+                           for c in evaluate_conditions(thm, self._values(consts, E, sigma, 1.0))]
+        if any(c["holds"] is False for c in conditions):
+            return self.conditions_not_met(conditions, seeds, constants, thm.statement)
+        empty = _fail_if_empty(records)
+        if empty:
+            return self.verdict(empty, conditions=conditions, seeds=seeds, constants=constants)
+        excess = _metric(records, "recursion_excess")
+        results, ratios = [], []
+        for _, part in excess.groupby("point"):
+            y = part.pivot_table(index="seed", columns="round", values="value", aggfunc="last").to_numpy()
+            b = part.groupby("round")["bound"].first().to_numpy()
+            if not np.all(np.isfinite(y)):
+                results.append(CheckResult("fail", "non-finite (divergence)", "D_{t+1} − κD_t ≤ A", "—",
+                                           "the run diverged"))
+                continue
+            results.append(checks.bound_holds(y, b))
+        ratio = _metric(records, "recursion_ratio")
+        if len(ratio) and np.all(np.isfinite(ratio["value"])):
+            ratios = [float(ratio.groupby(["point", "round"])["value"].mean().max())]
+        failed = [r for r in results if r.verdict != "pass"]
+        res = failed[0] if failed else results[0]
+        reach = float(_metric(records, "ball_reach")["value"].max())
+        if res.verdict == "pass" and not reach <= 1.0:
+            res = CheckResult("inconclusive", res.measured, res.predicted, res.tolerance,
+                              f"the run leaves the ball on which G was computed (reach {reach:.3g} > 1)")
+        worst = max(ratios) if ratios else float("nan")
+        res.measured = (f"{res.measured} (of mean(D_(t+1) − κD_t) over A_t); max mean D_(t+1)/(κD_t + A_t) = "
+                        f"{worst:.3g}; ball reach {reach:.3g}")
+        smallest = float(_metric(records, "distance_sq_min")["value"].min()) * consts["mu"] / 2
+        return self.verdict(res, conditions=conditions, seeds=seeds, constants=constants, statement=thm.statement,
+                            reference_gap=consts["reference_gap"], smallest_measured=smallest,
+                            bound_ratio=worst if ratios else None)

@@ -35,6 +35,8 @@ Claims (the most exact prediction each statement allows):
 * ``buttaci.eq9/speedup`` — the headline speedup 3/(β + 2) against the measured log-rate ratio (documented
   erratum, falsifiable: it predicts the exact-level ratio ln κ_B3 / ln κ_A3 on common Hessians and a ratio below
   the midpoint between 1 and the claim on cluster-specific Hessians);
+* ``buttaci.lemB3/recursion`` and ``buttaci.lemA3/recursion`` — Lemmas B.3 and A.3 round by round,
+  E D_{t+1} ≤ κ E D_t + A_t (deterministic and Monte-Carlo), G² on a ball the run stays in; flagged loose;
 * ``buttaci.thm1/validity``, ``buttaci.thm3/validity`` — Theorems 1 and 3 hold at every round (deterministic and
   Monte-Carlo), with G² computed a priori on a ball around w* that the run is checked to stay in (the a-posteriori
   G² at the visited points, for PFL the perturbed ones, is reported); flagged loose;
@@ -52,7 +54,7 @@ from __future__ import annotations
 from typing import Any
 
 from fedrates.solvers.algorithms.fedprox import FedProx
-from fedrates.verify.claims._buttaci_bounds import Corollary1, NonconvexValidity, StronglyConvexValidity
+from fedrates.verify.claims._buttaci_bounds import Corollary1, NonconvexValidity, Recursion, StronglyConvexValidity
 from fedrates.verify.claims._buttaci_exact import (
     SPEEDUP_ERRATUM,
     Deviation,
@@ -191,6 +193,18 @@ CLAIMS: tuple[Claim, ...] = (
         regime=_CLUSTER_REGIME + " Messages from (x, y); α = 0.5L, E ∈ {1, 5}, σ ∈ {0, 1}, 12 rounds.",
         metric="lemA1_ratio", x="round",
         why="the deviation lemmas drive every additive term of Theorems 1–2; pathwise they are near-tight"),
+    Recursion(
+        id="buttaci.lemB3/recursion", theorem="buttaci.lemB3", algorithm="pfl", problem="similar_quadratic",
+        title="Lemma B.3 round by round: E D_{t+1} ≤ κ_B3 E D_t + A_t",
+        regime=_CLUSTER_REGIME + " β = 0.5, E ∈ {1, 5}, σ ∈ {0, 1}, 30 rounds; G² a priori on a ball around w*.",
+        metric="recursion_excess", x="round",
+        why="the per-round lemma behind Theorem 3; validity only (the additive term dominates, flagged loose)"),
+    Recursion(
+        id="buttaci.lemA3/recursion", theorem="buttaci.lemA3", algorithm="fedprox", problem="similar_quadratic",
+        title="Lemma A.3 round by round: E D_{t+1} ≤ κ_A3 E D_t + A_t",
+        regime=_CLUSTER_REGIME + " α = 0.5L, E ∈ {1, 5}, σ ∈ {0, 1}, 30 rounds; G² a priori on a ball around w*.",
+        metric="recursion_excess", x="round",
+        why="the per-round lemma behind Theorem 1; validity only (the additive term dominates, flagged loose)"),
     StronglyConvexValidity(
         id="buttaci.thm3/validity", theorem="buttaci.thm3", algorithm="pfl", problem="similar_quadratic",
         title="Theorem 3: E f(w̄_t) − f* ≤ (8) at every round (G² on a ball the run stays in)",
@@ -254,7 +268,7 @@ VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant(
         id="pfl/step-x10", target="algorithm", bug="local steps ten times the theorem step size",
         claims=("buttaci.thm3/validity", "buttaci.lemB3.kappa/exact-multiplier", "buttaci.lemB2/deviation",
-                "buttaci.lemB3.kappa/stability"),
+                "buttaci.lemB3.kappa/stability", "buttaci.lemB3/recursion"),
         apply=_with(StepTimesTen())),
     BrokenVariant(
         id="fedprox/prox-sign-flipped", target="algorithm",
@@ -263,7 +277,8 @@ VARIANTS: tuple[BrokenVariant, ...] = (
         apply=_with(ProxSignFlipped())),
     BrokenVariant(
         id="fedprox/step-x10", target="algorithm", bug="local steps ten times the theorem step size",
-        claims=("buttaci.thm1/validity", "buttaci.lemA3.kappa/exact-multiplier", "buttaci.lemA2/deviation"),
+        claims=("buttaci.thm1/validity", "buttaci.lemA3.kappa/exact-multiplier", "buttaci.lemA2/deviation",
+                "buttaci.lemA3/recursion"),
         apply=_with(FedProxStepTimesTen())),
     BrokenVariant(
         id="pfl/no-broadcast", target="algorithm",
