@@ -18,6 +18,11 @@ __all__ = ["Problem", "make", "names", "presets", "family", "FAMILIES"]
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (lasso.FAMILY, trace.FAMILY, quadratic.FAMILY)}
 
+# seed 004 (Buttaci & Calafiore): least squares with a similarity graph
+from fedrates.solvers.problems import similar_quadratic  # noqa: E402
+
+FAMILIES[similar_quadratic.FAMILY.name] = similar_quadratic.FAMILY
+
 
 def names() -> list[str]:
     return list(FAMILIES)

@@ -1,0 +1,154 @@
+"""Seed-004 claims (Buttaci & Calafiore): the correct algorithms pass (or give the documented erratum) for several
+base seeds, every broken variant of ``VARIANTS`` fails a claim, and the verdict logic of the erratum claim is itself
+falsifiable.
+
+Claims whose runs are deterministic (exact gradients) do not depend on the base seed; they are run once. The
+claims with Monte-Carlo parts (Lemma 1 with noise, the stochastic reductions, the deviation lemmas, the mean multiplier,
+the one-round recursions, Theorems 1 and 3) are run for five base seeds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fedrates.verify import claims as registry
+from fedrates.verify.claims import buttaci
+from fedrates.verify.sweep import run_claims
+from fedrates.verify.variants import all_variants
+
+PROFILE = "quick"
+get = {c.id: c for c in buttaci.CLAIMS}.__getitem__
+STOCHASTIC = ("buttaci.lemma1/identity", "buttaci.alg1/reductions", "buttaci.thm3/validity", "buttaci.thm1/validity",
+              "buttaci.lemB2/deviation", "buttaci.lemA2/deviation", "buttaci.lemB3.kappa/mean-multiplier",
+              "buttaci.lemB3/recursion", "buttaci.lemA3/recursion")
+DETERMINISTIC = [c.id for c in buttaci.CLAIMS if c.id not in STOCHASTIC]
+
+
+def verdict(claim, base_seed=0):
+    result = run_claims([claim], PROFILE, None, base_seed=base_seed)
+    assert claim.id not in result.errors, result.errors.get(claim.id)
+    return claim.judge(result.records[claim.id], PROFILE)
+
+
+def test_registered():
+    ids = set(registry.ids())
+    assert {c.id for c in buttaci.CLAIMS} <= ids
+    variant_ids = {v.id for v in all_variants()}
+    assert {v.id for v in buttaci.VARIANTS} <= variant_ids
+    covered = {cid for v in buttaci.VARIANTS for cid in v.claim_ids([c.id for c in buttaci.CLAIMS])}
+    assert covered == {c.id for c in buttaci.CLAIMS}, "every claim is named by at least one broken variant"
+
+
+@pytest.mark.parametrize("claim_id", DETERMINISTIC)
+def test_correct_code_passes_deterministic_claims(claim_id):
+    v = verdict(get(claim_id))
+    expected = "erratum" if claim_id == "buttaci.eq9/speedup" else "pass"
+    assert v["verdict"] == expected, v["message"]
+    if v["reference"]["sufficient"] is not None:
+        assert v["reference"]["sufficient"]
+
+
+@pytest.mark.parametrize("base_seed", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("claim_id", STOCHASTIC)
+def test_correct_code_passes_stochastic_claims(claim_id, base_seed):
+    v = verdict(get(claim_id), base_seed)
+    assert v["verdict"] == "pass", v["message"]
+
+
+# the cheapest claim each variant must fail (the catalogue may name more)
+MUST_FAIL = {
+    "pfl/beta-on-wrong-model": "buttaci.lemma1/identity",
+    "pfl/sample-size-weights": "buttaci.lemma1/identity",
+    "pfl/current-round-neighbours": "buttaci.lemB3.kappa/exact-multiplier",
+    "pfl/step-x10": "buttaci.thm3/validity",
+    "pfl/no-broadcast": "buttaci.lemB3/round-map",
+    "pfl/step-over-E": "buttaci.thm4/validity",
+    "fedprox/prox-sign-flipped": "buttaci.eq9/ordering",
+    "fedprox/step-x10": "buttaci.thm1/validity",
+    "fedprox/no-broadcast": "buttaci.lemA3/round-map",
+    "fedprox/step-over-E": "buttaci.lemA3.kappa/exact-multiplier",
+    "fedprox/update-divided-by-C": "buttaci.thm2/validity",
+    "similarity/no-sign-canonicalisation": "buttaci.graph/invariants",
+}
+
+
+def test_every_variant_has_a_target():
+    assert set(MUST_FAIL) == {v.id for v in buttaci.VARIANTS}
+    for variant in buttaci.VARIANTS:
+        assert MUST_FAIL[variant.id] in variant.claim_ids([c.id for c in buttaci.CLAIMS])
+
+
+@pytest.mark.parametrize("variant", buttaci.VARIANTS, ids=lambda v: v.id)
+def test_broken_variant_fails(variant):
+    claim = get(MUST_FAIL[variant.id])
+    seeds = (0, 1) if claim.id in STOCHASTIC else (0,)
+    for base_seed in seeds:
+        if variant.apply is not None:
+            v = verdict(variant.apply(claim), base_seed)
+        else:
+            with variant.patch():
+                v = verdict(claim, base_seed)
+        assert v["verdict"] == "fail", (variant.id, v["message"])
+
+
+def test_speedup_variant_falsifies_the_erratum():
+    # the erratum predicts the exact-level ratio: a PFL whose mixing weights are swapped breaks that prediction,
+    # so the verdict is fail (not erratum)
+    claim = get("buttaci.eq9/speedup")
+    v = verdict(claim.with_algorithm(buttaci.BetaOnWrongModel()))
+    assert v["verdict"] == "fail" and "erratum's prediction" in v["message"]
+
+
+def _speedup_records(claim, measured):
+    cases = claim._cases()
+    rows = []
+    for i, (inst, beta) in enumerate(cases):
+        claimed = 3 / (beta + 2)
+        exact = 1.002 if inst == "common" else np.nan
+        rows.append({"metric": "speedup", "point": i + 1, "value": measured(inst, claimed, exact), "bound": claimed})
+        rows.append({"metric": "speedup_exact_level", "point": i + 1, "value": exact, "bound": claimed})
+    df = pd.DataFrame(rows)
+    df["seed"] = 0
+    return df
+
+
+def test_speedup_verdict_logic():
+    claim = get("buttaci.eq9/speedup")
+    as_claimed = claim.judge(_speedup_records(claim, lambda inst, c, e: c), PROFILE)
+    assert as_claimed["verdict"] == "pass"
+    as_erratum = claim.judge(_speedup_records(claim, lambda inst, c, e: e if inst == "common" else 1.01), PROFILE)
+    assert as_erratum["verdict"] == "erratum"
+    # heterogeneous speedup above the midpoint falsifies the erratum's explanation
+    falsified = claim.judge(_speedup_records(claim, lambda inst, c, e: e if inst == "common" else c * 0.95),
+                            PROFILE)
+    assert falsified["verdict"] == "fail"
+
+
+def test_conditions_first():
+    # β = 1 violates Lemma B.3's condition β < 1: no pass, whatever the run
+    claim = dataclasses.replace(get("buttaci.lemB3.kappa/exact-multiplier"), params_grid=(1.0,))
+    v = claim.judge(pd.DataFrame(columns=["metric", "value", "bound", "seed", "point", "round"]), PROFILE)
+    assert v["verdict"] == "conditions-not-met"
+
+
+def test_lemma1_control_too_small_is_inconclusive():
+    claim = get("buttaci.lemma1/identity")
+    df = pd.DataFrame({"metric": ["lemma1_residual", "uniform_weights_control"], "value": [1e-16, 1e-9],
+                       "bound": [1e-10, 1e-6], "seed": [0, 0], "point": [0, 0], "round": [0, 0]})
+    assert claim.judge(df, PROFILE)["verdict"] == "inconclusive"
+
+
+def test_symbolic_positivity_helper_detects_a_wrong_ordering():
+    import sympy as sp
+
+    from fedrates.verify.claims.buttaci import _symbolic_eq9
+
+    assert all(v == 0 for v in _symbolic_eq9().values())
+    L, mu = sp.symbols("L mu", positive=True)
+    # the helper's test is the sign of the factored numerator/denominator: a negative margin is not positive
+    num, den = sp.fraction(sp.factor(sp.together(mu / (3 * L) - mu / (2 * L))))
+    assert not (sp.expand(num).is_positive and sp.expand(den).is_positive)

@@ -1,0 +1,190 @@
+"""Instrumented runs and exact predictions for the claims of seed 004 (Buttaci & Calafiore, "Aiding Global
+Convergence in Federated Learning via Local Perturbation and Mutual Similarity Information").
+
+:func:`instrumented_run` drives an algorithm through its protocol (``init``/``round``/``output``) with full
+participation and records every gradient query: the query points (for PFL the perturbed iterates w̃_{t,k}^i, for
+FedAvg/FedProx the local iterates w_{t,k}^i) and the returned (stochastic) gradients, together with the server model
+after every round.  From these records the paper's *virtual* averages are formed by its own definitions, independently
+of the algorithm's internal state:
+
+* PFL, rule (3):     w_{t,k}^i = w̄_{t,0} − γ Σ_{j<k} g_i(w̃_{t,j}^i),   w̄_{t,k} = Σ_i p_i w_{t,k}^i;
+* FedProx/FedAvg:    the query points are w_{t,k}^i themselves, w̄_{t,k} = Σ_i p_i w_{t,k}^i.
+
+:func:`mode_factors` gives the exact per-round spectral maps on common-Hessian quadratics (Lemmas A.3/B.3 of the
+paper evaluated at every eigenvalue): ē_{t+1} = ψ_α(H) ē_t (FedProx) and ē_{t+1} = φ_β(H) ē_t (PFL, by Lemma 1).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from fedrates.solvers.errors import InputError
+
+__all__ = ["Run", "instrumented_run", "instance", "psi", "phi", "mode_factors"]
+
+
+@cache
+def _instance(params_json: str) -> tuple[Any, Any, dict]:
+    from fedrates.solvers import problems, reference
+    from fedrates.solvers.problems.similar_quadratic import exact_constants
+
+    params = json.loads(params_json)
+    preset = params.pop("preset", None)
+    problem = problems.make("similar_quadratic", preset, **params)
+    consts = exact_constants(problem)
+    # the closed-form optimum (linear solve) is certified by the same certificate as any reference
+    consts["reference_gap"] = float(reference.certify(problem, consts["w_star"]))
+    ref = reference.solve(problem)
+    return problem, ref, consts
+
+
+def instance(params: dict) -> tuple[Any, Any, dict]:
+    """(problem, certified reference, exact constants) of a similar_quadratic instance (cached per process)."""
+    return _instance(json.dumps(params, sort_keys=True))
+
+
+@dataclass
+class Run:
+    """Records of one instrumented run with R replicas, T rounds, E local steps, K clients, dimension d."""
+
+    x: np.ndarray  # (T+1, R, d) server models w̄_{t,0}
+    queries: np.ndarray  # (T, E, R, K, d) gradient query points
+    grads: np.ndarray  # (T, E, R, K, d) returned gradients
+    finite: bool
+
+    @property
+    def rounds(self) -> int:
+        return int(self.queries.shape[0])
+
+
+class _Recorder:
+    def __init__(self, oracle: Any) -> None:
+        self.oracle = oracle
+        self.points: list[np.ndarray] = []
+        self.grads: list[np.ndarray] = []
+
+    def __call__(self, W: np.ndarray, clients: np.ndarray | None = None) -> np.ndarray:
+        G = self.oracle(W, clients)
+        self.points.append(np.array(W, dtype=float))
+        self.grads.append(np.array(G, dtype=float))
+        return G
+
+
+def instrumented_run(alg: Any, problem: Any, rounds: int, seeds: list[int], w0: np.ndarray,
+                     exact: bool) -> Run:
+    """Run ``alg`` for ``rounds`` rounds with full participation, recording every gradient query (see module)."""
+    from fedrates.solvers.algorithms.base import RoundContext
+    from fedrates.solvers.oracles import GradientOracle, make_streams
+
+    reason = alg.supports(problem)
+    if reason:
+        raise InputError(reason)
+    K, R, E = problem.clients, len(seeds), alg.local_steps
+    streams = [make_streams(s, K) for s in seeds]
+    oracle = GradientOracle(problem, [st.clients for st in streams], alg.batch, exact=exact)
+    recorder = _Recorder(oracle)
+    clients = np.broadcast_to(np.arange(K), (R, K))
+    weights = np.broadcast_to(problem.weights, (R, K))
+    W0 = np.broadcast_to(np.asarray(w0, dtype=float), (R,) + problem.shape).copy()
+    state = alg.init(problem, W0)
+    xs = [np.array(alg.output(state))]
+    finite = True
+    with np.errstate(over="ignore", invalid="ignore"):
+        for t in range(rounds):
+            oracle.begin_round(clients, E)
+            state = alg.round(state, problem, RoundContext(t, clients, weights, recorder))
+            xs.append(np.array(alg.output(state)))
+            if not np.all(np.isfinite(xs[-1])) or np.max(np.abs(xs[-1])) > 1e150:
+                finite = False
+                break
+    T = len(xs) - 1
+    if len(recorder.points) != T * E:
+        raise InputError(f"{alg.name} queried gradients {len(recorder.points)} times in {T} rounds; expected "
+                         f"E = {E} queries per round")
+    shape = (T, E, R, K, problem.dim)
+    return Run(x=np.stack(xs), queries=np.stack(recorder.points).reshape(shape),
+               grads=np.stack(recorder.grads).reshape(shape), finite=finite)
+
+
+def local_iterates(run: Run, step: float) -> np.ndarray:
+    """PFL's w_{t,k}^i for k = 0..E (T, E+1, R, K, d) by rule (3): w̄_{t,0} − γ Σ_{j<k} g_i(w̃_{t,j}^i)."""
+    T, E, R, K, d = run.queries.shape
+    base = run.x[:T, None, :, None, :]
+    return np.concatenate([np.broadcast_to(base, (T, 1, R, K, d)), base - step * np.cumsum(run.grads, axis=1)],
+                          axis=1)
+
+
+def virtual_averages(run: Run, weights: np.ndarray, step: float, perturbed: bool) -> np.ndarray:
+    """w̄_{t,k} = Σ_i p_i w_{t,k}^i for k = 0..E−1: (T, E, R, d).  FedProx/FedAvg (``perturbed`` False): the query
+    points are the local iterates; PFL: rule (3) (:func:`local_iterates`)."""
+    W = local_iterates(run, step)[:, :-1] if perturbed else run.queries
+    return np.einsum("i,tkrid->tkrd", weights, W)
+
+
+def psi(lam: np.ndarray, alpha: float, gamma: float, E: int) -> np.ndarray:
+    """FedProx/FedAvg per-round factor at eigenvalue λ: [α + λ(1 − γ(α + λ))^E]/(α + λ) (Lemma A.3, (24))."""
+    lam = np.asarray(lam, dtype=float)
+    return (alpha + lam * (1.0 - gamma * (alpha + lam)) ** E) / (alpha + lam)
+
+
+def phi(lam: np.ndarray, beta: float, gamma: float, E: int) -> np.ndarray:
+    """PFL per-round factor at eigenvalue λ: 1 − 1/β + (1/β)(1 − βγλ)^E (Lemma B.3, (123))."""
+    lam = np.asarray(lam, dtype=float)
+    return 1.0 - 1.0 / beta + (1.0 / beta) * (1.0 - beta * gamma * lam) ** E
+
+
+def mode_factors(algorithm: str, lam: np.ndarray, gamma: float, E: int, alpha: float = 0.0,
+                 beta: float = 1.0) -> np.ndarray:
+    """The exact per-round multiplier of each eigen-component of ē = w̄ − w* on a common-Hessian quadratic."""
+    if algorithm == "pfl":
+        return phi(lam, beta, gamma, E)
+    return psi(lam, alpha, gamma, E)
+
+
+def round_map(problem: Any, algorithm: str, gamma: float, E: int, alpha: float = 0.0,
+              beta: float = 1.0) -> tuple[np.ndarray, np.ndarray, int]:
+    """The affine round map z ↦ J z + c of a deterministic round on a quadratic federation, built from the client
+    Hessians H_i, linear terms b_i, weights p_i and similarity weights p_in (not from the algorithm's code).
+
+    FedProx/FedAvg: z = w̄_{t,0} (d); each local step is w ↦ (I − γ(H_i + αI)) w + γα w̄_{t,0} + γ b_i ((11)).
+    PFL: z = (w̄_{t,0}, u_t^1, …, u_t^C) ((C+1)d); each local step is w ↦ (I − γβH_i) w − γ(1−β)H_i u^i + γ b_i
+    ((3), (5)), then w̄_{t+1,0} = Σ_i p_i w_{t,E}^i and u_{t+1}^i = Σ_n (p_in/p_i) w_{t,E}^n.
+    Returns (J, c, d).
+    """
+    H, b = problem.datafit.hessians, problem.datafit.linear_terms
+    p = problem.weights
+    K, d = b.shape
+    eye = np.eye(d)
+    if algorithm == "pfl":
+        A = eye - gamma * beta * H
+    else:
+        A = eye - gamma * (H + alpha * eye)
+    M = np.stack([np.linalg.matrix_power(A[i], E) for i in range(K)])
+    N = np.stack([sum(np.linalg.matrix_power(A[i], j) for j in range(E)) for i in range(K)])
+    if algorithm != "pfl":
+        J = np.einsum("i,ide->de", p, M + gamma * alpha * N)
+        c = gamma * np.einsum("i,ide,ie->d", p, N, b)
+        return J, c, d
+    # w_{t,E}^i = M_i x + B_i u^i + c_i
+    B = -gamma * (1 - beta) * np.einsum("ide,ief->idf", N, H)
+    ci = gamma * np.einsum("ide,ie->id", N, b)
+    Q = np.asarray(problem.extras["similarity_weights"]) / p[:, None]
+    n = (K + 1) * d
+    # rows: the next state's blocks (x', u'^1..u'^K) as linear combinations of the K client outputs
+    out_rows = np.vstack([p[None], Q])  # (K+1, K)
+    J = np.zeros((n, n))
+    c = np.zeros(n)
+    for r in range(K + 1):
+        for i in range(K):
+            w = out_rows[r, i]
+            if w == 0.0:
+                continue
+            J[r * d:(r + 1) * d, :d] += w * M[i]
+            J[r * d:(r + 1) * d, (i + 1) * d:(i + 2) * d] += w * B[i]
+            c[r * d:(r + 1) * d] += w * ci[i]
+    return J, c, d

@@ -1,0 +1,145 @@
+"""Broken variants of the seed-004 algorithms (Buttaci & Calafiore): plausible wrong implementations of PFL(β)
+(Algorithm 1) and of FedProx as analysed (App. A), each changing one thing of the correct code, and a patch that
+drops the sign canonicalisation of the similarity graph's messages. The catalogue is
+:data:`fedrates.verify.claims.buttaci.VARIANTS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fedrates.solvers.algorithms.fedprox import FedProx
+from fedrates.solvers.algorithms.pfl import PFL
+
+__all__ = ["BetaOnWrongModel", "UniformAggregation", "CurrentRoundNeighbours", "StepTimesTen", "StepOverE",
+           "NoBroadcast", "ProxSignFlipped", "FedProxStepTimesTen", "FedProxStepOverE", "FedProxNoBroadcast",
+           "no_sign_canonicalisation"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BetaOnWrongModel(PFL):
+    """w̃ = (1 − β) w + β u: the mixing weights swapped."""
+
+    def round(self, state: dict, problem: Any, ctx: Any) -> dict:
+        x, U = state["x"], state["u"]
+        R, m = ctx.clients.shape
+        W = np.broadcast_to(x[:, None], (R, m) + problem.shape).copy()
+        for _ in range(self.local_steps):
+            W = W - self.step * ctx.gradients((1 - self.beta) * W + self.beta * U)
+        return {"x": np.einsum("rm,rmd->rd", ctx.weights, W), "u": self.neighbour_averages(problem, W)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class UniformAggregation(PFL):
+    """Aggregation with n_i/N (the instances have equal sample counts: 1/C) instead of the graph degrees p_i."""
+
+    def round(self, state: dict, problem: Any, ctx: Any) -> dict:
+        R, m = ctx.clients.shape
+        ctx.weights = np.full((R, m), 1.0 / m)
+        return super().round(state, problem, ctx)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CurrentRoundNeighbours(PFL):
+    """u^i formed from the neighbours' current local iterates w_{t,k}^n instead of their last-round models."""
+
+    def round(self, state: dict, problem: Any, ctx: Any) -> dict:
+        x = state["x"]
+        R, m = ctx.clients.shape
+        W = np.broadcast_to(x[:, None], (R, m) + problem.shape).copy()
+        for _ in range(self.local_steps):
+            U = self.neighbour_averages(problem, W)
+            W = W - self.step * ctx.gradients(self.beta * W + (1 - self.beta) * U)
+        return {"x": np.einsum("rm,rmd->rd", ctx.weights, W), "u": self.neighbour_averages(problem, W)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepTimesTen(PFL):
+    """Every local step ten times too large."""
+
+    def round(self, state: dict, problem: Any, ctx: Any) -> dict:
+        grads = ctx.gradients
+        ctx.gradients = lambda W, clients=None: 10.0 * grads(W, clients)
+        return super().round(state, problem, ctx)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepOverE(PFL):
+    """Local step γ/E (the step normalised by the number of local steps) instead of γ."""
+
+    def round(self, state: dict, problem: Any, ctx: Any) -> dict:
+        grads, E = ctx.gradients, self.local_steps
+        ctx.gradients = lambda W, clients=None: grads(W, clients) / E
+        return super().round(state, problem, ctx)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedProxStepOverE(FedProx):
+    """Local step γ/E (the step normalised by the number of local steps) instead of γ."""
+
+    def local_direction(self, G: np.ndarray, W: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return super().local_direction(G, W, x) / self.local_steps
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProxSignFlipped(FedProx):
+    """FedProx's local direction g − α(w − w̄_{t,0}): the proximal term's sign flipped."""
+
+    def local_direction(self, G: np.ndarray, W: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return G - self.mu_prox * (W - x)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedProxStepTimesTen(FedProx):
+    """Every local step ten times too large."""
+
+    def local_direction(self, G: np.ndarray, W: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return 10.0 * super().local_direction(G, W, x)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoBroadcast(PFL):
+    """Clients start each round from their own last local model instead of the server model w̄_{t,0}."""
+
+    def init(self, problem: Any, w0: np.ndarray) -> dict:
+        state = super().init(problem, w0)
+        return state | {"local": state["u"].copy()}
+
+    def round(self, state: dict, problem: Any, ctx: Any) -> dict:
+        W, U = state["local"].copy(), state["u"]
+        for _ in range(self.local_steps):
+            W = W - self.step * ctx.gradients(self.beta * W + (1 - self.beta) * U)
+        return {"x": np.einsum("rm,rmd->rd", ctx.weights, W), "u": self.neighbour_averages(problem, W), "local": W}
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedProxNoBroadcast(FedProx):
+    """Clients start each round from their own last local model instead of the server model."""
+
+    def init(self, problem: Any, w0: np.ndarray) -> dict:
+        x = np.array(w0, dtype=float)
+        return {"x": x, "local": np.repeat(x[:, None], problem.clients, axis=1)}
+
+    def round(self, state: dict, problem: Any, ctx: Any) -> dict:
+        x, W = state["x"], state["local"].copy()
+        for _ in range(self.local_steps):
+            W = W - self.step * self.local_direction(ctx.gradients(W), W, x[:, None])
+        return {"x": np.einsum("rm,rmd->rd", ctx.weights, W), "local": W}
+
+
+@contextmanager
+def no_sign_canonicalisation() -> Iterator[None]:
+    """Messages keep whatever sign the eigen/SVD routine returns."""
+    from fedrates.solvers import similarity
+
+    original = similarity.canonical_sign
+    similarity.canonical_sign = lambda M: np.asarray(M, dtype=float)
+    try:
+        yield
+    finally:
+        similarity.canonical_sign = original

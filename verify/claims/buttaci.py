@@ -1,0 +1,308 @@
+"""Falsifiable claims of seed 004: Buttaci & Calafiore, "Aiding Global Convergence in Federated Learning via Local
+Perturbation and Mutual Similarity Information".
+
+Instances are least-squares federations with a similarity graph (:mod:`fedrates.solvers.problems.similar_quadratic`):
+exact Hessians, the graph built from the clients' data by Def. 1–2, and the aggregation weights equal to the graph
+degrees (the "Adjacency scheme"), so the optimum, Γ and S are those of the objective the theorems bound.  Every run
+is instrumented (:mod:`fedrates.verify.claims._buttaci_runs`): the gradient query points and gradients are recorded
+and the paper's virtual averages w̄_{t,k} are formed by its own rules, independently of the algorithm's internals.
+
+Claims (the most exact prediction each statement allows):
+
+* ``buttaci.graph/invariants`` — Def. 1–2 / Algorithm 1: P symmetric, zero diagonal, Σp_in = 1, Σp_i = 1,
+  mis = ‖m_i − m_n‖²/4, messages are the top PCs, permutation equivariance, invariance to message sign flips,
+  the clipping path for identical messages (tolerance 1e-12);
+* ``buttaci.lemma1/identity`` — Lemma 1, Σ_i p_i w̃_{t,k}^i = β w̄_{t,k} + (1 − β) w̄_{t,0} at every (t, k),
+  deterministic and stochastic, with a negative control (the same identity with 1/C weights must fail);
+* ``buttaci.alg1/reductions`` — PFL(β = 1) and FedProx(α = 0) reproduce FedAvg's trajectory bit for bit; with
+  E = 1 on a common Hessian PFL(β) has FedAvg's trajectory for every β; on a common Hessian a symmetric perturbation
+  of p_in at fixed degrees leaves PFL's w̄ unchanged (with a control that the perturbed points do move);
+* ``buttaci.lemB3.kappa/exact-multiplier`` and ``buttaci.lemA3.kappa/exact-multiplier`` — on common-Hessian
+  quadratics every eigen-component of w̄_t − w* is multiplied per round by φ_β(λ) (ψ_α(λ)); at λ = μ this is the
+  lemma's κ exactly (relative 1e-6), and κ ≤ the intermediate factor ≤ the theorem factor;
+* ``buttaci.lemB3.kappa/mean-multiplier`` — with gradient noise the Monte-Carlo mean of every eigen-component
+  follows φ_β(λ)^t exactly (two-sided, family-wise 99.9%);
+* ``buttaci.lemB3.kappa/stability`` — large steps (App. C.7): stable iff max|φ_β(λ)| < 1, measured on both sides of
+  the exact boundary γ_c(β), which lies below FedAvg's for β < 1/2 and above it for β > 1/2;
+* ``buttaci.lemB3/round-map`` and ``buttaci.lemA3/round-map`` — on cluster-specific Hessians the server trajectory is
+  the iterate sequence of the affine round map built from (H_i, b_i, p_i, p_in), and its fixed point is the limit
+  (FedAvg at E = 1: exactly w*; PFL: biased even at E = 1, reported);
+* ``buttaci.lemB2/deviation`` and ``buttaci.lemA2/deviation`` — Lemmas B.1–B.2 and A.1–A.2 pathwise at every
+  (t, k, i) with the realised G_t²;
+* ``buttaci.eq9/ordering`` — eq. (9) at theorem level (sympy: the margins are the stated positive expressions for
+  all β ∈ (0, 1), α > 0; the chain κ ≤ intermediate ≤ theorem and the monotonicity in β and α on grids) and the
+  lemma-level ordering measured;
+* ``buttaci.eq9/speedup`` — the headline speedup 3/(β + 2) against the measured log-rate ratio (documented
+  erratum, falsifiable: it predicts the exact-level ratio ln κ_B3 / ln κ_A3 on common Hessians and a ratio below
+  the midpoint between 1 and the claim on cluster-specific Hessians);
+* ``buttaci.lemB3/recursion`` and ``buttaci.lemA3/recursion`` — Lemmas B.3 and A.3 round by round,
+  E D_{t+1} ≤ κ E D_t + A_t (deterministic and Monte-Carlo), G² on a ball the run stays in; flagged loose;
+* ``buttaci.thm1/validity``, ``buttaci.thm3/validity`` — Theorems 1 and 3 hold at every round (deterministic and
+  Monte-Carlo), with G² computed a priori on a ball around w* that the run is checked to stay in (the a-posteriori
+  G² at the visited points, for PFL the perturbed ones, is reported); flagged loose;
+* ``buttaci.thm2/validity``, ``buttaci.thm4/validity`` — Theorems 2 and 4 on quadratics with nonconvex clients, over
+  the virtual averages, and Lemmas A.4/B.4 round by round (the sharper per-round form);
+* ``buttaci.cor1/rate`` — Corollary 1: the symbolic E_opt and r(E_opt), the integer argmin, the envelope exponent
+  −2/3, and the measured exponent of E‖∇f(ŵ_T)‖² with E = T^{1/3}.
+
+Partial participation is refused for every PFL claim: Algorithm 1's partial branch is undefined and Lemma 1 needs
+every client (:class:`fedrates.solvers.algorithms.pfl.PFL` raises on it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fedrates.solvers.algorithms.fedprox import FedProx
+from fedrates.verify.claims._buttaci_bounds import Corollary1, NonconvexValidity, Recursion, StronglyConvexValidity
+from fedrates.verify.claims._buttaci_exact import (
+    SPEEDUP_ERRATUM,
+    Deviation,
+    Eq9Ordering,
+    ExactMultiplier,
+    GraphInvariants,
+    Lemma1Identity,
+    MeanMultiplier,
+    Reductions,
+    RoundMap,
+    Speedup,
+    Stability,
+    _symbolic_eq9,
+)
+from fedrates.verify.claims._buttaci_variants import (
+    BetaOnWrongModel,
+    CurrentRoundNeighbours,
+    FedProxNoBroadcast,
+    FedProxStepOverE,
+    FedProxStepTimesTen,
+    NoBroadcast,
+    ProxSignFlipped,
+    StepOverE,
+    StepTimesTen,
+    UniformAggregation,
+    no_sign_canonicalisation,
+)
+from fedrates.verify.claims.base import Claim
+from fedrates.verify.variants import BrokenVariant
+
+__all__ = ["CLAIMS", "VARIANTS", "BetaOnWrongModel", "CurrentRoundNeighbours", "FedProxNoBroadcast",
+           "FedProxStepOverE", "FedProxStepTimesTen", "NoBroadcast", "ProxSignFlipped", "StepOverE", "StepTimesTen",
+           "UniformAggregation", "_symbolic_eq9"]
+
+
+# ---- catalogue
+_GRAPH_REGIME = ("Graphs of Def. 1–2 from the data of the two built-in instances (messages of features, and of "
+                 "features with targets), of Gaussian data with client means, and of three identical clients.")
+_COMMON_REGIME = ("Least squares, C = 6, d = 4, one common Hessian (spectrum log-spaced in [0.1, 5], L/μ = 50), "
+                  "client optima in 2 clusters, messages from (x, y), degree weights p_i ∈ [0.009, 0.23]; "
+                  "exact gradients, theorem step sizes.")
+_CLUSTER_REGIME = ("Least squares, C = 6, d = 4, 2 clusters of Hessians (spectra in [0.1, 5], 5° rotations within "
+                   "a cluster), degree weights of the similarity graph; theorem step sizes.")
+_NONCONVEX_REGIME = ("Quadratics with nonconvex clients (Hessians shifted by ±0.5 I with Σp_i t_i = 0, so f stays "
+                     "strongly convex and bounded below), C = 6, d = 4, exact gradients, γ = 1/(2L_α√(TE)).")
+
+CLAIMS: tuple[Claim, ...] = (
+    GraphInvariants(
+        id="buttaci.graph/invariants", theorem="buttaci.graph", algorithm="pfl", problem="similar_quadratic",
+        title="Similarity graph (Def. 1–2, Algorithm 1): weights, degrees, misalignment and invariances",
+        regime=_GRAPH_REGIME, metric="symmetry", x="point",
+        why="every later statement uses p_in and p_i; the identities are exact, so the tolerance is rounding only"),
+    Lemma1Identity(
+        id="buttaci.lemma1/identity", theorem="buttaci.lemma1", algorithm="pfl", problem="similar_quadratic",
+        title="Lemma 1: Σ p_i w̃_{t,k}^i = β w̄_{t,k} + (1 − β) w̄_{t,0} at every local step",
+        regime=_CLUSTER_REGIME + " Messages from (x, y); β ∈ {0.3, 0.7}, E ∈ {1, 4}, σ ∈ {0, 1}; 6 rounds.",
+        metric="lemma1_residual", x="round",
+        why="the identity every PFL result rests on; it needs symmetric p_in, degree weights and full participation"),
+    Reductions(
+        id="buttaci.alg1/reductions", theorem="buttaci.lemB3.kappa", algorithm="pfl", problem="similar_quadratic",
+        title="Reductions: PFL(β=1) and FedProx(α=0) are FedAvg; E = 1 on a common Hessian makes β irrelevant",
+        regime=_CLUSTER_REGIME + " Stochastic (σ = 1, same streams) for β = 1 and α = 0; common Hessian, E = 1, "
+        "deterministic for the β-invariance; common Hessian, E = 5, β = 0.5 with p_in perturbed symmetrically at "
+        "fixed degrees for the graph-irrelevance.", metric="trajectory_difference", x="round",
+        why="trajectory identities are exact; E = 1 invariance checks that u_t^i averages to w̄_{t,0}"),
+    ExactMultiplier(
+        id="buttaci.lemB3.kappa/exact-multiplier", theorem="buttaci.lemB3.kappa", algorithm="pfl",
+        problem="similar_quadratic",
+        title="PFL: every eigen-component contracts per round by exactly φ_β(λ); κ_B3 = φ_β(μ) ≤ intermediate ≤ "
+              "theorem factor",
+        regime=_COMMON_REGIME + " β ∈ {0.3, 0.7, 0.9}, E ∈ {1, 5, 10}, γ = 1/(2LE), 12 rounds.",
+        metric="mu_multiplier", x="point", params_grid=(0.3, 0.7, 0.9),
+        why="on a common Hessian Lemma 1 makes the average's round map exactly φ_β(H): an exact prediction"),
+    ExactMultiplier(
+        id="buttaci.lemA3.kappa/exact-multiplier", theorem="buttaci.lemA3.kappa", algorithm="fedprox",
+        problem="similar_quadratic",
+        title="FedProx: every eigen-component contracts per round by exactly ψ_α(λ); κ_A3 = ψ_α(μ) ≤ intermediate "
+              "≤ theorem factor",
+        regime=_COMMON_REGIME + " α ∈ {0, 0.2L, 1L}, E ∈ {1, 5, 10}, γ = 1/(2E(L+α)), 12 rounds.",
+        metric="mu_multiplier", x="point", params_grid=(0.0, 0.2, 1.0),
+        why="on a common Hessian the average's round map is exactly ψ_α(H) (App. A (10)–(12))"),
+    MeanMultiplier(
+        id="buttaci.lemB3.kappa/mean-multiplier", theorem="buttaci.lemB3.kappa", algorithm="pfl",
+        problem="similar_quadratic",
+        title="PFL with noisy gradients: the mean of every eigen-component follows φ_β(λ)^t exactly (two-sided)",
+        regime=_COMMON_REGIME.replace("exact gradients", "gradients with N(0, σ²/d I) noise, σ = 1")
+        + " β ∈ {0.3, 0.7}, E = 5, γ = 1/(2LE), 8 rounds; Monte-Carlo over the profile's seeds.",
+        metric="mode0", x="round",
+        why="an exact expectation: the round map is linear, so the noise averages out of the mean exactly"),
+    Stability(
+        id="buttaci.lemB3.kappa/stability", theorem="buttaci.lemB3.kappa", algorithm="pfl",
+        problem="similar_quadratic",
+        title="Large steps: PFL is stable iff max|φ_β(λ)| < 1; below FedAvg's boundary for β < 1/2, above for β > 1/2",
+        regime=_COMMON_REGIME.replace("theorem step sizes", "steps 0.9γ_c and 1.1γ_c around the stability boundary")
+        + " β ∈ {0.2, 0.4, 0.7, 1 (FedAvg)}, E = 5, 12 rounds.",
+        metric="growth", x="point",
+        why="App. C.7 reports spikes for large γ and small β; on a common Hessian the boundary is exact"),
+    Eq9Ordering(
+        id="buttaci.eq9/ordering", theorem="buttaci.thm3", algorithm="pfl", problem="similar_quadratic",
+        title="Eq. (9): PFL's factor < FedAvg's < FedProx's (symbolic, all β ∈ (0,1), α > 0) and at lemma level",
+        regime=_COMMON_REGIME + " Lemma level: β = 0.7, α = 0.2L, E = 10.", metric="multiplier:pfl",
+        x="local_steps",
+        why="the ordering is exact algebra at theorem level; at lemma level it is a second-order effect, measured "
+            "exactly on a common Hessian"),
+    Speedup(
+        id="buttaci.eq9/speedup", theorem="buttaci.thm3", algorithm="pfl", problem="similar_quadratic",
+        title="Headline: PFL(β) converges 3/(β+2) times faster than FedAvg (1.2× at β = 0.5)",
+        regime=("Theorem step size γ = 1/(2LE) for both, E = 10, β ∈ {0.5, 0.7}: " + _COMMON_REGIME
+                + " And cluster-specific Hessians (" + _CLUSTER_REGIME + ") with the asymptotic rate of "
+                "‖w̄_{t+1} − w̄_t‖ over the last 100 of 500 rounds (stable to 1e-6 from 500 to 1500 rounds)."),
+        metric="speedup", x="point", erratum=SPEEDUP_ERRATUM,
+        why="eq. (9) is stated for these step sizes; the rate is measured, not bounded"),
+    RoundMap(
+        id="buttaci.lemB3/round-map", theorem="buttaci.lemB3", algorithm="pfl", problem="similar_quadratic",
+        title="PFL on cluster-specific Hessians: the server trajectory is the exact affine round map's, to its "
+              "fixed point",
+        regime=_CLUSTER_REGIME + " Messages from (x, y); β ∈ {0.3, 0.7}, E ∈ {1, 5}, γ = 1/(2LE), 30 rounds.",
+        metric="trajectory_error", x="round", params_grid=(0.3, 0.7),
+        why="an exact prediction where the lemmas only bound: the round map is affine on quadratics"),
+    RoundMap(
+        id="buttaci.lemA3/round-map", theorem="buttaci.lemA3", algorithm="fedprox", problem="similar_quadratic",
+        title="FedProx on cluster-specific Hessians: the server trajectory is the exact affine round map's; FedAvg "
+              "at E = 1 is unbiased",
+        regime=_CLUSTER_REGIME + " Messages from (x, y); α ∈ {0, 0.5L}, E ∈ {1, 5}, γ = 1/(2E(L+α)), 30 rounds.",
+        metric="trajectory_error", x="round", params_grid=(0.0, 0.5),
+        why="an exact prediction where the lemmas only bound: the round map is affine on quadratics"),
+    Deviation(
+        id="buttaci.lemB2/deviation", theorem="buttaci.lemB2", algorithm="pfl", problem="similar_quadratic",
+        title="Lemmas B.1–B.2: neighbour-average spread and perturbed-iterate deviation, pathwise",
+        regime=_CLUSTER_REGIME + " Messages from (x, y); β = 0.5, E ∈ {1, 5}, σ ∈ {0, 1}, 12 rounds.",
+        metric="lemB2_ratio", x="round",
+        why="the deviation lemmas drive every additive term of Theorems 3–4; pathwise they are near-tight"),
+    Deviation(
+        id="buttaci.lemA2/deviation", theorem="buttaci.lemA2", algorithm="fedprox", problem="similar_quadratic",
+        title="Lemmas A.1–A.2: local deviation and client divergence of FedProx, pathwise",
+        regime=_CLUSTER_REGIME + " Messages from (x, y); α = 0.5L, E ∈ {1, 5}, σ ∈ {0, 1}, 12 rounds.",
+        metric="lemA1_ratio", x="round",
+        why="the deviation lemmas drive every additive term of Theorems 1–2; pathwise they are near-tight"),
+    Recursion(
+        id="buttaci.lemB3/recursion", theorem="buttaci.lemB3", algorithm="pfl", problem="similar_quadratic",
+        title="Lemma B.3 round by round: E D_{t+1} ≤ κ_B3 E D_t + A_t",
+        regime=_CLUSTER_REGIME + " β = 0.5, E ∈ {1, 5}, σ ∈ {0, 1}, 30 rounds; G² a priori on a ball around w*.",
+        metric="recursion_excess", x="round",
+        why="the per-round lemma behind Theorem 3; validity only (the additive term dominates, flagged loose)"),
+    Recursion(
+        id="buttaci.lemA3/recursion", theorem="buttaci.lemA3", algorithm="fedprox", problem="similar_quadratic",
+        title="Lemma A.3 round by round: E D_{t+1} ≤ κ_A3 E D_t + A_t",
+        regime=_CLUSTER_REGIME + " α = 0.5L, E ∈ {1, 5}, σ ∈ {0, 1}, 30 rounds; G² a priori on a ball around w*.",
+        metric="recursion_excess", x="round",
+        why="the per-round lemma behind Theorem 1; validity only (the additive term dominates, flagged loose)"),
+    StronglyConvexValidity(
+        id="buttaci.thm3/validity", theorem="buttaci.thm3", algorithm="pfl", problem="similar_quadratic",
+        title="Theorem 3: E f(w̄_t) − f* ≤ (8) at every round (G² on a ball the run stays in)",
+        regime=_CLUSTER_REGIME + " β = 0.5, E ∈ {1, 5}, σ ∈ {0, 1}, 60 rounds.", metric="objective_gap",
+        x="round", why="validity only: here the bound is ≥ 10³ × the measured suboptimality (flagged loose)"),
+    StronglyConvexValidity(
+        id="buttaci.thm1/validity", theorem="buttaci.thm1", algorithm="fedprox", problem="similar_quadratic",
+        title="Theorem 1: E f(w̄_t) − f* ≤ (7) at every round (FedProx; G² on a ball the run stays in)",
+        regime=_CLUSTER_REGIME + " α = 0.5L, E ∈ {1, 5}, σ ∈ {0, 1}, 60 rounds.", metric="objective_gap",
+        x="round", why="validity only: here the bound is ≥ 10³ × the measured suboptimality (flagged loose)"),
+    NonconvexValidity(
+        id="buttaci.thm4/validity", theorem="buttaci.thm4", algorithm="pfl", problem="similar_quadratic",
+        title="Theorem 4 and Lemma B.4: stationarity of PFL on quadratics with nonconvex clients",
+        regime=_NONCONVEX_REGIME + " β = 0.5; (E, T) ∈ {(1, 100), (4, 100), (4, 400), (8, 200)}.",
+        metric="grad_norm_sq_round", x="round",
+        why="Theorem 4 needs only smoothness and a lower bound; the per-round lemma is the sharper statement"),
+    NonconvexValidity(
+        id="buttaci.thm2/validity", theorem="buttaci.thm2", algorithm="fedprox", problem="similar_quadratic",
+        title="Theorem 2 and Lemma A.4: stationarity of FedProx on quadratics with nonconvex clients",
+        regime=_NONCONVEX_REGIME + " α = 0.5L; (E, T) ∈ {(1, 100), (4, 100), (4, 400), (8, 200)}.",
+        metric="grad_norm_sq_round", x="round",
+        why="Theorem 2 needs only smoothness and a lower bound; the per-round lemma is the sharper statement"),
+    Corollary1(
+        id="buttaci.cor1/rate", theorem="buttaci.cor1", algorithm="pfl", problem="similar_quadratic",
+        title="Corollary 1: with E = T^(1/3), E‖∇f(ŵ_T)‖² decays as T^(-2/3)",
+        regime=("Quadratics with nonconvex clients (shift ±1.5 I, μ = 1, L/μ = 5 per client spectrum), messages "
+                "from (x, y), β = 0.5, T ∈ {27, …, 1000} (quick: up to 512) with E = T^(1/3) exactly, "
+                "γ = 1/(2L√(TE)), exact gradients."),
+        metric="grad_norm_sq_avg", x="round",
+        why="deterministic runs: the exponent is measured without seed noise; E = T^(1/3) is an integer on the grid"),
+)
+
+
+# ---- broken variants
+def _with(alg: Any):
+    return lambda claim: claim.with_algorithm(alg)
+
+
+VARIANTS: tuple[BrokenVariant, ...] = (
+    BrokenVariant(
+        id="similarity/no-sign-canonicalisation", target="instance",
+        bug="messages taken with whatever sign the eigen/SVD routine returns (Def. 1 is sign-sensitive)",
+        claims=("buttaci.graph/invariants",), patch=no_sign_canonicalisation),
+    BrokenVariant(
+        id="pfl/beta-on-wrong-model", target="algorithm",
+        bug="perturbed point (1 − β) w + β u instead of β w + (1 − β) u",
+        claims=("buttaci.lemma1/identity", "buttaci.alg1/reductions", "buttaci.lemB3.kappa/exact-multiplier",
+                "buttaci.lemB3.kappa/mean-multiplier", "buttaci.eq9/speedup"),
+        apply=_with(BetaOnWrongModel())),
+    BrokenVariant(
+        id="pfl/sample-size-weights", target="algorithm",
+        bug="server aggregates with n_i/N (1/C here) instead of the graph degrees p_i",
+        claims=("buttaci.lemma1/identity", "buttaci.alg1/reductions", "buttaci.lemB3.kappa/exact-multiplier",
+                "buttaci.cor1/rate"),
+        apply=_with(UniformAggregation())),
+    BrokenVariant(
+        id="pfl/current-round-neighbours", target="algorithm",
+        bug="u^i from the neighbours' current local iterates instead of their last-round models",
+        claims=("buttaci.lemma1/identity", "buttaci.lemB3.kappa/exact-multiplier"),
+        apply=_with(CurrentRoundNeighbours())),
+    BrokenVariant(
+        id="pfl/step-x10", target="algorithm", bug="local steps ten times the theorem step size",
+        claims=("buttaci.thm3/validity", "buttaci.lemB3.kappa/exact-multiplier", "buttaci.lemB2/deviation",
+                "buttaci.lemB3.kappa/stability", "buttaci.lemB3/recursion"),
+        apply=_with(StepTimesTen())),
+    BrokenVariant(
+        id="fedprox/prox-sign-flipped", target="algorithm",
+        bug="local direction g − α(w − w̄_{t,0}): the proximal term pushes away from the server model",
+        claims=("buttaci.lemA3.kappa/exact-multiplier", "buttaci.eq9/ordering"),
+        apply=_with(ProxSignFlipped())),
+    BrokenVariant(
+        id="fedprox/step-x10", target="algorithm", bug="local steps ten times the theorem step size",
+        claims=("buttaci.thm1/validity", "buttaci.lemA3.kappa/exact-multiplier", "buttaci.lemA2/deviation",
+                "buttaci.lemA3/recursion"),
+        apply=_with(FedProxStepTimesTen())),
+    BrokenVariant(
+        id="pfl/no-broadcast", target="algorithm",
+        bug="clients start every round from their own last local model (the server model is never sent back)",
+        claims=("buttaci.cor1/rate", "buttaci.lemB3/round-map"),
+        apply=_with(NoBroadcast())),
+    BrokenVariant(
+        id="pfl/step-over-E", target="algorithm",
+        bug="local step γ/E (normalised by the number of local steps) instead of the theorem step γ",
+        claims=("buttaci.thm4/validity", "buttaci.lemB3.kappa/exact-multiplier", "buttaci.eq9/speedup"),
+        apply=_with(StepOverE())),
+    BrokenVariant(
+        id="fedprox/step-over-E", target="algorithm",
+        bug="local step γ/E (normalised by the number of local steps) instead of the theorem step γ",
+        claims=("buttaci.thm2/validity", "buttaci.lemA3.kappa/exact-multiplier"),
+        apply=_with(FedProxStepOverE())),
+    BrokenVariant(
+        id="fedprox/no-broadcast", target="algorithm",
+        bug="clients start every round from their own last local model (the server model is never sent back)",
+        claims=("buttaci.thm2/validity", "buttaci.lemA3/round-map"),
+        apply=_with(FedProxNoBroadcast())),
+    BrokenVariant(
+        id="fedprox/update-divided-by-C", target="algorithm",
+        bug="server applies the weighted average of the client updates divided once more by C (= server step 1/C)",
+        claims=("buttaci.thm2/validity", "buttaci.lemA3.kappa/exact-multiplier"),
+        apply=_with(FedProx(server_step=1 / 6))),
+)
