@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "fedrates.verify.commands.explore",
     "fedrates.verify.commands.verify",
     "fedrates.verify.commands.report",
+    "fedrates.verify.commands.selfcheck",
 )
 
 

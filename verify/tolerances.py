@@ -20,6 +20,11 @@ BOOTSTRAP = 2000
 #: rejecting every broken variant of the soundness tests (their slopes differ by ≥ 0.5 or plateau at 0).
 SLOPE_TOLERANCE = 0.25
 
+#: A slope verdict passes only when its whole confidence interval lies inside expected ± SLOPE_TOLERANCE (not the
+#: point estimate), and needs at least this many seed rows: with fewer the seed bootstrap has (almost) nothing to
+#: resample and the interval is inert.
+MIN_SLOPE_SEEDS = 5
+
 #: A slope verdict is ``inconclusive`` rather than pass/fail when the bootstrap CI is wider than this (the sweep
 #: did not pin the slope down).
 MAX_SLOPE_CI_WIDTH = 0.5
@@ -55,3 +60,9 @@ EXACT_RESOLUTION = 0.1
 
 #: Deterministic exact predictions (no Monte-Carlo noise): relative agreement required, floating point only.
 EXACT_RELATIVE = 1e-8
+
+#: Exact limits (``bao.limit/*``): with exact gradients a composite method must bring its objective gap to the
+#: certified optimum below this fraction of the initial gap within the claim's rounds. The correct methods reach
+#: ≤ 1e-9 on the instances used; a wrong limit point (wrong prox threshold, dropped or inexact prox, wrong client
+#: weighting, scaled gradients) leaves a relative gap of order ≥ 1e-4, so 1e-6 separates the two with margin.
+LIMIT_FRACTION = 1e-6
