@@ -201,11 +201,13 @@ def exact_expectation(y: np.ndarray, expected: np.ndarray, sd: np.ndarray | None
     ``y`` (S, P) are Monte-Carlo values, ``expected`` (P,) their exact expectations (closed form, computed
     independently of the algorithm's code). With S ≥ 2 the mean over seeds must lie within
     ``expected ± z·sd/√S`` with ``z`` the two-sided normal quantile at family-wise ``confidence`` over the P points
-    (Bonferroni); ``sd`` is the exact standard deviation of one sample when known, else the sample one. The check is
+    (Bonferroni); ``sd`` is the exact standard deviation of one sample when known (normal quantile), else the
+    sample one (Student-t quantile with S − 1 degrees of freedom). The check is
     ``inconclusive`` when the half-width exceeds ``resolution·|expected|`` at some point (too noisy to discriminate).
     With one seed, or ``sd`` identically 0 (deterministic prediction), agreement within ``relative`` is required.
     """
     from scipy.stats import norm
+    from scipy.stats import t as student_t
 
     y = np.atleast_2d(np.asarray(y, dtype=float))
     expected = np.asarray(expected, dtype=float).reshape(-1)
@@ -226,7 +228,9 @@ def exact_expectation(y: np.ndarray, expected: np.ndarray, sd: np.ndarray | None
         return CheckResult("pass" if ok else "fail", measured, predicted, tolerance, msg,
                            details={"mean": mean.tolist(), "expected": expected.tolist()})
     spread = np.asarray(sd, dtype=float).reshape(-1) if sd is not None else y.std(axis=0, ddof=1)
-    z = float(norm.ppf(1 - (1 - confidence) / (2 * points)))
+    level = 1 - (1 - confidence) / (2 * points)
+    # exact sd: normal quantile; estimated sd: Student t with n − 1 degrees of freedom
+    z = float(norm.ppf(level)) if sd is not None else float(student_t.ppf(level, n - 1))
     half = z * spread / np.sqrt(n)
     tolerance = f"±{z:.2f}·sd/√{n} ({confidence:.1%} family-wise, two-sided)"
     inside = np.abs(mean - expected) <= half

@@ -100,7 +100,6 @@ def _map(fn: Any, tasks: list, jobs: int) -> list:
 
 
 def main(args: argparse.Namespace) -> int:
-    from fedrates.verify import claims
     from fedrates.verify.variants import all_variants
 
     if args.profile not in PROFILES:
@@ -118,28 +117,39 @@ def main(args: argparse.Namespace) -> int:
         if not variants:
             raise InputError(f"--only '{args.only}' matches no broken variant; available: "
                              + ", ".join(v.id for v in all_variants()))
-    ids = claims.ids()
-    named = sorted({cid for v in variants for cid in v.claim_ids(ids)})
-    empty = [v.id for v in variants if not v.claim_ids(ids)]
-    started = time.perf_counter()
-    correct = {r["claim"]: r for r in _map(_run_correct, [(cid, args.profile, base_seed) for cid in named], jobs)}
-    trusted = tuple(cid for cid, r in correct.items() if r["verdict"] in OK_VERDICTS)
-    results = _map(_run_variant, [(v.id, trusted, args.profile, base_seed) for v in variants], jobs)
-    elapsed = time.perf_counter() - started
-    killed = sum(r["caught"] for r in results)
-    untrusted = [cid for cid in named if cid not in trusted]
-    ok = killed == len(results) and not untrusted and not empty
-    doc = {"profile": args.profile, "base_seed": base_seed, "variants": results, "killed": killed,
-           "total": len(results), "kill_ratio": killed / len(results) if results else 1.0,
-           "correct": list(correct.values()), "claims_failing_on_correct_code": untrusted,
-           "variants_without_claims": empty, "seconds": elapsed}
+    doc = run_selfcheck([v.id for v in variants], args.profile, jobs, base_seed)
     if args.json:
         from fedrates.verify.commands._common import print_json
 
         print_json(doc)
     else:
         _print(doc)
-    return 0 if ok else 1
+    return 0 if doc["ok"] else 1
+
+
+def run_selfcheck(variant_ids: list[str], profile: str = "quick", jobs: int = 1, base_seed: int = 0) -> dict:
+    """Run the named variants (and, first, their claims on the correct code); returns the result document:
+    ``variants`` (per variant: ``caught``, ``caught_by``, ``verdict``, ``tried``), ``kill_ratio``, ``correct``,
+    ``claims_failing_on_correct_code``, ``variants_without_claims`` and ``ok``."""
+    from fedrates.verify import claims
+    from fedrates.verify.variants import all_variants
+
+    table = {v.id: v for v in all_variants()}
+    variants = [table[vid] for vid in variant_ids]
+    ids = claims.ids()
+    named = sorted({cid for v in variants for cid in v.claim_ids(ids)})
+    empty = [v.id for v in variants if not v.claim_ids(ids)]
+    started = time.perf_counter()
+    correct = {r["claim"]: r for r in _map(_run_correct, [(cid, profile, base_seed) for cid in named], jobs)}
+    trusted = tuple(cid for cid, r in correct.items() if r["verdict"] in OK_VERDICTS)
+    results = _map(_run_variant, [(v.id, trusted, profile, base_seed) for v in variants], jobs)
+    killed = sum(r["caught"] for r in results)
+    untrusted = [cid for cid in named if cid not in trusted]
+    return {"profile": profile, "base_seed": base_seed, "variants": results, "killed": killed,
+            "total": len(results), "kill_ratio": killed / len(results) if results else 1.0,
+            "correct": list(correct.values()), "claims_failing_on_correct_code": untrusted,
+            "variants_without_claims": empty, "seconds": time.perf_counter() - started,
+            "ok": killed == len(results) and not untrusted and not empty}
 
 
 def _print(doc: dict) -> None:
