@@ -62,16 +62,16 @@ def _run_correct(task: tuple[str, str, int]) -> dict:
     return out
 
 
-def _run_variant(task: tuple[str, tuple[str, ...], str, int]) -> dict:
+def _run_variant(task: tuple[str, tuple[str, ...], tuple[str, ...], str, int]) -> dict:
     """Run one variant against its claims (in order) until one of them does not pass."""
     from fedrates.verify import claims
     from fedrates.verify.variants import all_variants
 
-    variant_id, trusted, profile, base_seed = task
+    variant_id, available, trusted, profile, base_seed = task
     variant = {v.id: v for v in all_variants()}[variant_id]
     started = time.perf_counter()
     tried: list[dict] = []
-    for cid in variant.claim_ids(claims.ids()):
+    for cid in variant.claim_ids(list(available)):
         claim = claims.get(cid)
         try:
             if variant.patch is not None:
@@ -93,8 +93,15 @@ def _run_variant(task: tuple[str, tuple[str, ...], str, int]) -> dict:
 
 
 def _map(fn: Any, tasks: list, jobs: int) -> list:
-    # one fresh process per task: patches and per-process caches (instances, references) never leak
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    """Run every task in a fresh process: patches and per-process caches (instances, references) never leak, not
+    even from the calling process (a forked child would inherit its caches), so children come from a clean fork
+    server that has only imported the claims."""
+    if not tasks:
+        return []
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" in methods:
+        ctx.set_forkserver_preload(["fedrates.verify.claims", "fedrates.verify.sweep"])
     with ctx.Pool(processes=max(1, min(jobs, len(tasks))), maxtasksperchild=1) as pool:
         return list(pool.imap(fn, tasks))
 
@@ -127,8 +134,10 @@ def main(args: argparse.Namespace) -> int:
     return 0 if doc["ok"] else 1
 
 
-def run_selfcheck(variant_ids: list[str], profile: str = "quick", jobs: int = 1, base_seed: int = 0) -> dict:
-    """Run the named variants (and, first, their claims on the correct code); returns the result document:
+def run_selfcheck(variant_ids: list[str], profile: str = "quick", jobs: int = 1, base_seed: int = 0,
+                  claims_only: tuple[str, ...] | None = None) -> dict:
+    """Run the named variants (and, first, their claims on the correct code; ``claims_only``: only those of the
+    given ids, e.g. for a fast subset); returns the result document:
     ``variants`` (per variant: ``caught``, ``caught_by``, ``verdict``, ``tried``), ``kill_ratio``, ``correct``,
     ``claims_failing_on_correct_code``, ``variants_without_claims`` and ``ok``."""
     from fedrates.verify import claims
@@ -137,12 +146,14 @@ def run_selfcheck(variant_ids: list[str], profile: str = "quick", jobs: int = 1,
     table = {v.id: v for v in all_variants()}
     variants = [table[vid] for vid in variant_ids]
     ids = claims.ids()
+    if claims_only is not None:
+        ids = [cid for cid in ids if cid in claims_only]
     named = sorted({cid for v in variants for cid in v.claim_ids(ids)})
     empty = [v.id for v in variants if not v.claim_ids(ids)]
     started = time.perf_counter()
     correct = {r["claim"]: r for r in _map(_run_correct, [(cid, profile, base_seed) for cid in named], jobs)}
     trusted = tuple(cid for cid, r in correct.items() if r["verdict"] in OK_VERDICTS)
-    results = _map(_run_variant, [(v.id, trusted, profile, base_seed) for v in variants], jobs)
+    results = _map(_run_variant, [(v.id, tuple(ids), trusted, profile, base_seed) for v in variants], jobs)
     killed = sum(r["caught"] for r in results)
     untrusted = [cid for cid in named if cid not in trusted]
     return {"profile": profile, "base_seed": base_seed, "variants": results, "killed": killed,
