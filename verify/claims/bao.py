@@ -410,6 +410,11 @@ class MCFedDAPrecision(Claim):
         seeds = sorted(records["seed"].unique().tolist()) if len(records) else []
         if any(c["holds"] is False for c in conditions):
             return self.conditions_not_met(conditions, seeds, values, thm.statement)
+        problem, _, consts = self._setup()
+        check = constants_check(problem, consts)
+        if not check["holds"]:
+            return constants_mismatch(self, check, seeds, values, thm.statement)
+        conditions = conditions + [check]
         sub = records[records["metric"] == self.metric].sort_values("seed")
         bound = thm.evaluate(values)
         result = checks.statistical_precision(sub["value"].to_numpy(), bound, self.delta)
@@ -471,6 +476,11 @@ class EstimatorPrecision(Claim):
         values = self._values(self._instance(seeds[0])[2]) if seeds else {}
         if any(c["holds"] is False for c in conditions):
             return self.conditions_not_met(conditions, seeds, values, thm.statement)
+        for seed in seeds:
+            problem, _, consts = self._instance(seed)
+            check = constants_check(problem, consts)
+            if not check["holds"]:
+                return constants_mismatch(self, check, seeds, values, thm.statement)
         y = sub["value"].to_numpy()[None, :]
         bound = sub["bound"].to_numpy()
         result = checks.bound_holds(y, bound)

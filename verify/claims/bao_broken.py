@@ -425,3 +425,20 @@ def halved_smoothness() -> contextlib.AbstractContextManager:
         return wrong
 
     return _patched(constants, "compute", factory)
+
+
+def mu_of_mean_hessian() -> contextlib.AbstractContextManager:
+    """The constants layer reports µ = λ_min(Σπ_kQ_k) (the mean Hessian's) instead of min_k λ_min(Q_k)
+    (Assumption 1 is per client)."""
+    import dataclasses as dc
+
+    from fedrates.solvers import constants
+
+    def factory(real):
+        def wrong(problem, *args, **kwargs):
+            c = real(problem, *args, **kwargs)
+            Q = np.einsum("k,kij->ij", problem.weights, np.asarray(problem.datafit.hessians, dtype=float))
+            return dc.replace(c, mu=float(np.linalg.eigvalsh(Q)[0]))
+        return wrong
+
+    return _patched(constants, "compute", factory)

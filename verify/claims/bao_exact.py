@@ -565,6 +565,8 @@ def _variants() -> tuple[Any, ...]:
           patch=bb.uncertified_reference),
         V("constants/half-L", "constants", "the constants layer reports L/2", ("bao.thm2.1/rate-T",),
           patch=bb.halved_smoothness),
+        V("constants/mu-of-mean-hessian", "constants", "µ taken from the mean Hessian instead of per client",
+          ("bao.thm2.1/rate-T",), patch=bb.mu_of_mean_hessian),
     )
 
 

@@ -478,6 +478,12 @@ class CFedDAHighProbability(Claim):
         seeds = sorted(int(s) for s in records["seed"].unique()) if len(records) else []
         if any(c["holds"] is False for c in conditions):
             return self.conditions_not_met(conditions, seeds, values, thm.statement)
+        from fedrates.verify.claims.bao import constants_check, constants_mismatch
+
+        check = constants_check(problem, self._setup()[2])
+        if not check["holds"]:
+            return constants_mismatch(self, check, seeds, values, thm.statement)
+        conditions = conditions + [check]
         sub = records[records["metric"] == self.metric]
         table = sub.pivot_table(index="seed", columns="R", values="value", aggfunc="last").sort_index()
         Rs = [int(R) for R in table.columns]
