@@ -67,30 +67,24 @@ class Oracle:
 
     def second(self, k: int, F: np.ndarray, G: np.ndarray, C: np.ndarray, M: np.ndarray) -> np.ndarray:
         """E[(Tu)(Tu)ᵀ] for E[uuᵀ] = M (u independent of this step's randomness)."""
-        T = self.mean_map(k, F, G, C)
-        out = T @ M @ T.T
-        if self.exact:
-            return out
-        if self.X is None:
-            return out + self.noise_var * (G @ G.T)
+        if self.exact or self.X is None:
+            T = self.mean_map(k, F, G, C)
+            out = T @ M @ T.T
+            return out if self.exact else out + self.noise_var * (G @ G.T)
         X, y = self.X[k], self.y[k]
         n, B = X.shape[0], self.batch
-        GX = X @ G.T  # (n, D): G x_i
-        Rv = X @ C  # (n, D): Cᵀ x_i
+        GX = X @ G.T  # (n, D): rows G x_i
+        Rv = X @ C  # (n, D): rows r_i = Cᵀx_i − y_i e_last
         Rv[:, -1] -= y
-        # V_i = (G x_i)(r_i)ᵀ;  ΣV = GXᵀ Rv
-        SV = GX.T @ Rv
+        SV = GX.T @ Rv  # Σ_i V_i with V_i = (G x_i) r_iᵀ
         if self.replace:
             c2, diag = B * (B - 1) / n**2, B / n + B * (B - 1) / n**2
         else:
             c2, diag = (B * (B - 1) / (n * (n - 1)) if n > 1 else 0.0), B / n
         s = np.einsum("id,de,ie->i", Rv, M, Rv)
-        inner = (GX * s[:, None]).T @ GX  # Σ_i (r_iᵀMr_i)(Gx_i)(Gx_i)ᵀ
-        # E[T M Tᵀ] with T = F + (1/B)Σ N_i V_i; the mean part T̄MT̄ᵀ was added above, so add only the excess
-        Fm = F @ M
-        full = (F @ M @ F.T + (SV @ Fm.T + Fm @ SV.T) / n
-                + (c2 * SV @ M @ SV.T + (diag - c2) * inner) / B**2)
-        return full
+        inner = (GX * s[:, None]).T @ GX  # Σ_i (r_iᵀMr_i)(Gx_i)(Gx_i)ᵀ = Σ_i V_i M V_iᵀ
+        FM = F @ M
+        return FM @ F.T + (SV @ FM.T + FM @ SV.T) / n + (c2 * SV @ M @ SV.T + (diag - c2) * inner) / B**2
 
 
 def quadratic_oracle(problem, batch: int = 1, exact: bool = False) -> Oracle:
