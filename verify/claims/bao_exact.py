@@ -105,8 +105,10 @@ def _algorithm(claim: Claim, **hyper: Any) -> Any:
     if isinstance(claim.algorithm_override, type):  # a broken variant's class, built with the claim's settings
         return claim.algorithm_override(**hyper)
     if claim.algorithm_override is not None:
-        sweep = {k: hyper[k] for k in ("local_steps", "batch") if k in hyper}
-        return dataclasses.replace(claim.algorithm_override, **sweep)
+        # an algorithm object (e.g. a user's implementation) runs with the claim's hyperparameters: the exact
+        # prediction is computed for those
+        known = {f.name for f in dataclasses.fields(claim.algorithm_override)}
+        return dataclasses.replace(claim.algorithm_override, **{k: v for k, v in hyper.items() if k in known})
     return algorithms.make(claim.algorithm, **hyper)
 
 
