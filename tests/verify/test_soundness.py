@@ -9,8 +9,13 @@ Each broken variant changes exactly one thing of the real algorithm (a hyperpara
 * ``uniform-weights`` — the server averages with 1/m instead of π_k (the instance has unequal π_k);
 * ``step-x10``        — every gradient step ten times too large (gradients scaled by 10).
 
-A rate claim passes only when the fitted slope's bootstrap CI is within ±0.25 of the prediction and narrower than
-0.5 (verify.tolerances), so a broken algorithm that plateaus or converges to the wrong point fails.
+A rate claim passes only when the fitted slope's whole bootstrap CI is within ±0.25 of the prediction and narrower
+than 0.5 (verify.tolerances), so a broken algorithm that plateaus or converges to the wrong point fails.
+
+Further tests pin the uncertainty machinery (coverage of the slope interval on synthetic slopes with known truth; seed
+means cannot pass), the falsifiability of erratum comparisons, the closed-form recursions of
+:mod:`fedrates.verify.exact` (against a hand computation and an enumeration of all minibatches) and the re-derivation
+of constants.  The catalogue of broken variants and its fast selfcheck live in ``tests/soundness/``.
 """
 
 from __future__ import annotations
