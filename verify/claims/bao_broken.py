@@ -344,17 +344,25 @@ def minibatch_mean_off_by_one() -> contextlib.AbstractContextManager:
 
 
 def biased_gradient() -> contextlib.AbstractContextManager:
-    """Every stochastic or exact gradient multiplied by 1.05 (a constant-factor bias, e.g. a wrong normalisation)."""
+    """Every gradient's mean multiplied by 1.05 (a constant-factor bias, e.g. a wrong normalisation): exact
+    gradients, the mean part of Gaussian-noise gradients and minibatch gradients."""
     from fedrates.solvers import oracles
 
-    def factory(real):
+    def exact_factory(real):
         def wrong(*args, **kwargs):
             return 1.05 * real(*args, **kwargs)
         return wrong
 
+    def sample_factory(real):
+        # Gaussian-noise gradients already call the (biased) exact gradient; minibatch gradients are scaled here
+        def wrong(problem, *args, **kwargs):
+            out = real(problem, *args, **kwargs)
+            return out if problem.sampling == "gaussian" else 1.05 * out
+        return wrong
+
     stack = contextlib.ExitStack()
-    stack.enter_context(_patched(oracles, "_sample_gradients", factory))
-    stack.enter_context(_patched(oracles, "exact_gradients", factory))
+    stack.enter_context(_patched(oracles, "_sample_gradients", sample_factory))
+    stack.enter_context(_patched(oracles, "exact_gradients", exact_factory))
     return stack
 
 
