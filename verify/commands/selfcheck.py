@@ -14,6 +14,7 @@ input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import multiprocessing
 import os
@@ -74,17 +75,20 @@ def _run_variant(task: tuple[str, tuple[str, ...], tuple[str, ...], str, int]) -
     for cid in variant.claim_ids(list(available)):
         claim = claims.get(cid)
         try:
-            if variant.patch is not None:
-                with variant.patch():
-                    res = _judge(claim, profile, base_seed)
-            else:
-                res = _judge(variant.apply(claim), profile, base_seed)
+            # a variant that cannot even be injected is a catalogue error, never a catch
+            context = variant.patch() if variant.patch is not None else contextlib.nullcontext()
+            broken = claim if variant.patch is not None else variant.apply(claim)
         except Exception as exc:
-            res = {"claim": cid, "verdict": "error", "message": f"{type(exc).__name__}: {exc}", "measured": ""}
+            tried.append({"claim": cid, "verdict": "injection-error", "measured": "",
+                          "message": f"the variant could not be injected: {type(exc).__name__}: {exc}"})
+            continue
+        with context:
+            res = _judge(broken, profile, base_seed)
         tried.append(res)
         if res["verdict"] not in OK_VERDICTS and cid in trusted:
             break
-    caught = next((r for r in tried if r["verdict"] not in OK_VERDICTS and r["claim"] in trusted), None)
+    caught = next((r for r in tried if r["verdict"] not in OK_VERDICTS + ("injection-error",)
+                   and r["claim"] in trusted), None)
     return {"variant": variant.id, "target": variant.target, "bug": variant.bug, "caught": caught is not None,
             "caught_by": None if caught is None else caught["claim"],
             "verdict": None if caught is None else caught["verdict"],
