@@ -86,9 +86,11 @@ def rate_exponent(x: np.ndarray, y: np.ndarray, expected: float, tolerance: floa
                   max_ci_width: float = tol.MAX_SLOPE_CI_WIDTH, variable: str = "x") -> CheckResult:
     """The log–log slope of mean(y) in x equals ``expected`` within ``tolerance``.
 
-    Pass: the fitted slope is within tolerance and its bootstrap CI (over seeds) is narrower than
-    ``max_ci_width``.  Fail: the whole CI lies outside [expected − tolerance, expected + tolerance].
-    Otherwise inconclusive.
+    Pass: the whole bootstrap CI (over seeds) lies inside [expected − tolerance, expected + tolerance] and is
+    narrower than ``max_ci_width`` — the point estimate alone never passes (a slope of −0.76 with CI [−0.81, −0.71]
+    does not pass −1 ± 0.25).  Fail: the whole CI lies outside the band.  Otherwise inconclusive.  Fewer than
+    ``MIN_SLOPE_SEEDS`` seed rows (e.g. seed means passed as one row) give no seed-to-seed variability, so the
+    interval would be inert: inconclusive, never a pass.
     """
     x = np.asarray(x, dtype=float)
     y = np.atleast_2d(np.asarray(y, dtype=float))
@@ -106,7 +108,11 @@ def rate_exponent(x: np.ndarray, y: np.ndarray, expected: float, tolerance: floa
     if fit.hi < lo_ok or fit.lo > hi_ok:
         verdict = "fail"
         msg = f"fitted slope in {variable} {measured} is outside {expected:g} ± {tolerance:g}"
-    elif lo_ok <= fit.slope <= hi_ok and (fit.hi - fit.lo) <= max_ci_width:
+    elif y.shape[0] < tol.MIN_SLOPE_SEEDS:
+        verdict = "inconclusive"
+        msg = (f"fitted slope in {variable} {measured} from {y.shape[0]} seed row(s): no seed-to-seed variability, "
+               f"the interval cannot be trusted (at least {tol.MIN_SLOPE_SEEDS} seeds are needed)")
+    elif lo_ok <= fit.lo and fit.hi <= hi_ok and (fit.hi - fit.lo) <= max_ci_width:
         verdict = "pass"
         msg = f"fitted slope in {variable} {measured} agrees with {expected:g} ± {tolerance:g}"
     else:
@@ -195,11 +201,13 @@ def exact_expectation(y: np.ndarray, expected: np.ndarray, sd: np.ndarray | None
     ``y`` (S, P) are Monte-Carlo values, ``expected`` (P,) their exact expectations (closed form, computed
     independently of the algorithm's code). With S ≥ 2 the mean over seeds must lie within
     ``expected ± z·sd/√S`` with ``z`` the two-sided normal quantile at family-wise ``confidence`` over the P points
-    (Bonferroni); ``sd`` is the exact standard deviation of one sample when known, else the sample one. The check is
+    (Bonferroni); ``sd`` is the exact standard deviation of one sample when known (normal quantile), else the
+    sample one (Student-t quantile with S − 1 degrees of freedom). The check is
     ``inconclusive`` when the half-width exceeds ``resolution·|expected|`` at some point (too noisy to discriminate).
     With one seed, or ``sd`` identically 0 (deterministic prediction), agreement within ``relative`` is required.
     """
     from scipy.stats import norm
+    from scipy.stats import t as student_t
 
     y = np.atleast_2d(np.asarray(y, dtype=float))
     expected = np.asarray(expected, dtype=float).reshape(-1)
@@ -220,7 +228,9 @@ def exact_expectation(y: np.ndarray, expected: np.ndarray, sd: np.ndarray | None
         return CheckResult("pass" if ok else "fail", measured, predicted, tolerance, msg,
                            details={"mean": mean.tolist(), "expected": expected.tolist()})
     spread = np.asarray(sd, dtype=float).reshape(-1) if sd is not None else y.std(axis=0, ddof=1)
-    z = float(norm.ppf(1 - (1 - confidence) / (2 * points)))
+    level = 1 - (1 - confidence) / (2 * points)
+    # exact sd: normal quantile; estimated sd: Student t with n − 1 degrees of freedom
+    z = float(norm.ppf(level)) if sd is not None else float(student_t.ppf(level, n - 1))
     half = z * spread / np.sqrt(n)
     tolerance = f"±{z:.2f}·sd/√{n} ({confidence:.1%} family-wise, two-sided)"
     inside = np.abs(mean - expected) <= half

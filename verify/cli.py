@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "fedrates.verify.commands.report",
     "fedrates.verify.commands.plot",
     "fedrates.verify.commands.falsify",
+    "fedrates.verify.commands.selfcheck",
 )
 
 

@@ -3,8 +3,10 @@
 A claims module ``fedrates.verify.claims.<name>`` may define ``VARIANTS: tuple[BrokenVariant, ...]``. Each variant
 changes exactly one thing of the correct code (a hyperparameter, a small subclass of an algorithm, a patched oracle,
 reference or constant) and names the claims that are run against it. A variant is *caught* when at least one of
-those claims gives ``fail`` (or ``erratum`` turning into a different prediction failing) rather than ``pass``;
-``fedrates selfcheck`` runs the whole catalogue and prints the kill ratio.
+those claims gives a verdict that would make ``fedrates verify`` exit 1 (``fail``, ``inconclusive``,
+``conditions-not-met`` or ``error``: anything but ``pass`` or ``erratum``) while the same claim passes on the correct
+code; ``fedrates selfcheck`` (:mod:`fedrates.verify.commands.selfcheck`) runs the whole catalogue, each variant in a
+fresh process, and prints the kill ratio.
 
 Write variants from the pseudo-code and from the ways implementations typically go wrong (scaling, indexing,
 weighting, off-by-one in a schedule, wrong returned point, shared randomness, inexact subproblems, wrong constants),
@@ -76,3 +78,15 @@ def all_variants() -> tuple[BrokenVariant, ...]:
                 raise RuntimeError(f"duplicate broken-variant id {variant.id}")
             seen[variant.id] = variant
     return tuple(seen.values())
+
+
+def variants_by_claim(claim_ids: list[str]) -> dict[str, list[str]]:
+    """{claim id: ids of the catalogue's variants run against it} for the given claim ids (globs expanded).
+
+    A claim with at least one variant is *discriminating* once ``fedrates selfcheck`` shows that a variant fails
+    it; this static map is what reports use to count, per algorithm, the claims that have a catalogued bug."""
+    out: dict[str, list[str]] = {cid: [] for cid in claim_ids}
+    for variant in all_variants():
+        for cid in variant.claim_ids(list(claim_ids)):
+            out[cid].append(variant.id)
+    return out

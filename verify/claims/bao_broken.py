@@ -1,0 +1,452 @@
+"""Broken variants of the seed-000 code: plausible wrong implementations the claims must fail.
+
+Written from the pseudo-code (Bao et al. Algorithms 1–3; FedAvg, FedProx; Yuan et al.'s FedDA and FedMiD) and from
+the ways implementations typically go wrong: scaling, indexing, weighting, off-by-one in a schedule, wrong returned
+point, shared randomness, inexact subproblems, wrong constants.  Each class changes exactly one thing of the
+correct algorithm; each patch changes one function of the oracle, reference or constants layer.  The catalogue
+(``VARIANTS`` of :mod:`fedrates.verify.claims.bao_exact`) names the claims every variant is run against.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fedrates.solvers.algorithms.base import weighted_mean
+from fedrates.solvers.algorithms.c_fedda import CFedDA, MCFedDA
+from fedrates.solvers.algorithms.fast_fedda import FastFedDA
+from fedrates.solvers.algorithms.fedavg import FedAvg
+from fedrates.solvers.algorithms.fedda import FedDA, FedMiD
+from fedrates.solvers.algorithms.fedprox import FedProx
+from fedrates.solvers.penalties import project_ball
+
+
+def _uniform(ctx: Any) -> None:
+    ctx.weights = np.full(ctx.weights.shape, 1.0 / ctx.weights.shape[1])
+
+
+# ---- FedAvg / FedProx -------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class FedAvgUniformWeights(FedAvg):
+    """Server averages with 1/m instead of the weights π_k."""
+
+    def round(self, state, problem, ctx):
+        _uniform(ctx)
+        return super().round(state, problem, ctx)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedAvgNoServerStep(FedAvg):
+    """x_{r+1} = average of the client points: the server step size η_s is ignored."""
+
+    def round(self, state, problem, ctx):
+        out = super().round(state, problem, ctx)
+        x = state["x"]
+        return {"x": x + (out["x"] - x) / self.server_step}
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedAvgOneStepShort(FedAvg):
+    """Off-by-one in the local loop: E − 1 local steps (range(1, E))."""
+
+    def round(self, state, problem, ctx):
+        import dataclasses
+
+        if self.local_steps == 1:
+            return super().round(state, problem, ctx)
+        return FedAvg.round(dataclasses.replace(self, local_steps=self.local_steps - 1), state, problem, ctx)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedAvgFirstClient(FedAvg):
+    """Wrong returned point: the server keeps the first client's local model instead of the average."""
+
+    def round(self, state, problem, ctx):
+        x = state["x"]
+        R, m = ctx.clients.shape
+        W = np.broadcast_to(x[:, None], (R, m) + problem.shape).copy()
+        for _ in range(self.local_steps):
+            W = project_ball(W - self.step * ctx.gradients(W), problem.radius, len(problem.shape))
+        return {"x": x + self.server_step * (W[:, 0] - x)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedProxWrongSign(FedProx):
+    """Proximal term with the wrong sign: g − μ_prox(w − x_r)."""
+
+    def local_direction(self, G, W, x):
+        return G - self.mu_prox * (W - x)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedProxLocalAnchor(FedProx):
+    """Proximal term anchored at the current local iterate (always zero) instead of the round's server point."""
+
+    def local_direction(self, G, W, x):
+        return G
+
+
+# ---- FedDA / FedMiD ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class FedDAUniformWeights(FedDA):
+    """Server averages the dual states with 1/m instead of π_k."""
+
+    def round(self, state, problem, ctx):
+        _uniform(ctx)
+        return super().round(state, problem, ctx)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedDAPrimalAverage(FedDA):
+    """The server averages the clients' *primal* points prox(z_k) instead of the dual states (FedMiD's rule)."""
+
+    def round(self, state, problem, ctx):
+        z = state["z"]
+        R, m = ctx.clients.shape
+        E, eta_c, eta_s, r = self.local_steps, self.step, self.server_step, ctx.round
+        Z = np.broadcast_to(z[:, None], (R, m) + problem.shape).copy()
+        for e in range(E):
+            W = problem.prox(Z, eta_s * eta_c * r * E + eta_c * e)
+            Z = Z - eta_c * ctx.gradients(W)
+        W = problem.prox(Z, eta_s * eta_c * (r + 1) * E)
+        z_new = z + eta_s * (weighted_mean(ctx.weights, W) - z)
+        return {"z": z_new, "w": problem.prox(z_new, eta_s * eta_c * (r + 1) * E)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedDAThresholdPerRound(FedDA):
+    """The dual-averaging threshold grows by η_c per *round* instead of per local step (r instead of rE)."""
+
+    def round(self, state, problem, ctx):
+        z = state["z"]
+        R, m = ctx.clients.shape
+        E, eta_c, eta_s, r = self.local_steps, self.step, self.server_step, ctx.round
+        Z = np.broadcast_to(z[:, None], (R, m) + problem.shape).copy()
+        for _ in range(E):
+            W = problem.prox(Z, eta_s * eta_c * r)
+            Z = Z - eta_c * ctx.gradients(W)
+        z_new = z + eta_s * (weighted_mean(ctx.weights, Z) - z)
+        return {"z": z_new, "w": problem.prox(z_new, eta_s * eta_c * (r + 1))}
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedDAGradientAtDual(FedDA):
+    """Gradients evaluated at the dual state z instead of the primal point prox(z)."""
+
+    def round(self, state, problem, ctx):
+        z = state["z"]
+        R, m = ctx.clients.shape
+        E, eta_c, eta_s, r = self.local_steps, self.step, self.server_step, ctx.round
+        Z = np.broadcast_to(z[:, None], (R, m) + problem.shape).copy()
+        for _ in range(E):
+            Z = Z - eta_c * ctx.gradients(Z)
+        z_new = z + eta_s * (weighted_mean(ctx.weights, Z) - z)
+        return {"z": z_new, "w": problem.prox(z_new, eta_s * eta_c * (r + 1) * E)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedMiDDoubleThreshold(FedMiD):
+    """The local prox uses threshold 2η_c (η_c counted twice)."""
+
+    def round(self, state, problem, ctx):
+        x = state["x"]
+        R, m = ctx.clients.shape
+        W = np.broadcast_to(x[:, None], (R, m) + problem.shape).copy()
+        for _ in range(self.local_steps):
+            W = problem.prox(W - self.step * ctx.gradients(W), 2 * self.step)
+        v = x + self.server_step * (weighted_mean(ctx.weights, W) - x)
+        return {"x": project_ball(v, problem.radius, len(problem.shape))}
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedMiDUniformWeights(FedMiD):
+    """Server averages with 1/m instead of π_k."""
+
+    def round(self, state, problem, ctx):
+        _uniform(ctx)
+        return super().round(state, problem, ctx)
+
+
+# ---- Fast-FedDA --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class FastFedDAAlphaShift(FastFedDA):
+    """Off-by-one in the weights: α_t = (t + 1 + a)² (1-based t)."""
+
+    def _alpha(self, t, a):
+        return float((t + 1 + a) ** self.alpha_power)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FastFedDALastServerPoint(FastFedDA):
+    """Wrong returned point: the last server point w_{(r+1)E} instead of the α-weighted virtual average."""
+
+    def output(self, state):
+        return state["w0"] if state["A"] == 0 else state["w"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FastFedDAUniformWeights(FastFedDA):
+    """Server averages g and w̃ with 1/m instead of π_k."""
+
+    def round(self, state, problem, ctx):
+        _uniform(ctx)
+        return super().round(state, problem, ctx)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FastFedDAPlusSign(FastFedDA):
+    """The output estimator as printed in Theorem 2.1, Prox(ḡ + µw̃/2) (erratum I-1 of bao.thm2.1)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "estimator_sign", "plus")
+
+
+@dataclass(frozen=True, kw_only=True)
+class FastFedDAHalfGamma(FastFedDA):
+    """γ = µa³ instead of 2µa³ (the constant of the proof of Theorem 3.1, I-12, used in Algorithm 1)."""
+
+    def init(self, problem, w0):
+        state = super().init(problem, w0)
+        return dict(state, gamma=state["gamma"] / 2)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FastFedDAProxDropped(FastFedDA):
+    """Prox_t without the penalty (ball projection only)."""
+
+    @staticmethod
+    def prox_t(problem, z, w0, A, mu, gamma):
+        c = mu * A / 2 + gamma
+        w0 = w0.reshape(w0.shape[:1] + (1,) * (z.ndim - w0.ndim) + w0.shape[1:])
+        return project_ball((gamma * w0 - z) / c, problem.radius, len(problem.shape))
+
+
+@dataclass(frozen=True, kw_only=True)
+class FastFedDAThresholdPerStep(FastFedDA):
+    """Prox_t thresholds with α_t/c (the last weight) instead of A_t/c (the accumulated weights)."""
+
+    @staticmethod
+    def prox_t(problem, z, w0, A, mu, gamma):
+        c = mu * A / 2 + gamma
+        w0 = w0.reshape(w0.shape[:1] + (1,) * (z.ndim - w0.ndim) + w0.shape[1:])
+        return problem.prox((gamma * w0 - z) / c, A ** (1 / 3) / c)
+
+
+# ---- C-FedDA / MC-FedDA ------------------------------------------------------------------------------------------
+def _soft_then_project_cprox():
+    """Patch: CProx approximated by soft-thresholding then projecting onto the R-ball (the authors' released code),
+    wrong when the centre w₀ ≠ 0."""
+    from fedrates.solvers import cprox as module
+
+    real = module.cprox
+
+    def approx(penalty, v, kappa, center, eps, radius, tol=1e-15, **kw):
+        res = real(penalty, v, kappa, center, eps, radius, tol=tol, **kw)
+        w = module.soft_then_project(penalty, v, kappa, center, eps)
+        if radius is not None:
+            w = project_ball(w, radius, penalty.ndim)
+        return type(res)(w, res.gap, res.method, res.iterations)
+
+    return approx
+
+
+@contextlib.contextmanager
+def inexact_cprox() -> Iterator[None]:
+    """C-FedDA's constrained prox replaced by soft-threshold-then-project (inexact off-centre)."""
+    from fedrates.solvers.algorithms import c_fedda as module
+
+    real = module.cprox
+    module.cprox = _soft_then_project_cprox()
+    try:
+        yield
+    finally:
+        module.cprox = real
+
+
+@dataclass(frozen=True, kw_only=True)
+class CFedDAStepWeights(CFedDA):
+    """The gradient weight α_r applied once per round instead of at every local step (the local sum divided by E)."""
+
+    def round(self, state, problem, ctx):
+        gradients = ctx.gradients
+        E = self.local_steps
+        ctx.gradients = lambda W, clients=None: gradients(W, clients) / E
+        return super().round(state, problem, ctx)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CFedDALastServerPoint(CFedDA):
+    """Wrong returned point: the last server point w̄_R instead of the α-weighted average."""
+
+    def output(self, state):
+        return state["w0"] if state["A"] == 0 else state["wbar"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CFedDAUniformWeights(CFedDA):
+    """Server averages g with 1/m instead of π_k."""
+
+    def round(self, state, problem, ctx):
+        _uniform(ctx)
+        return super().round(state, problem, ctx)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MCFedDANoHalving(MCFedDA):
+    """The stage schedule never reaches λ_opt: λ_m = 2^{−m}λ₀ stops one stage early (off-by-one in the stages)."""
+
+    def schedule(self, problem):
+        lams, eps = super().schedule(problem)
+        if len(lams) > 1:
+            lams = [lams[0]] + lams[:-1]
+            eps = [eps[0]] + eps[:-1]
+        return lams, eps
+
+
+# ---- oracle, reference, constants -------------------------------------------------------------------------------
+@contextlib.contextmanager
+def _patched(module: Any, name: str, factory: Any) -> Iterator[None]:
+    real = getattr(module, name)
+    setattr(module, name, factory(real))
+    try:
+        yield
+    finally:
+        setattr(module, name, real)
+
+
+def noise_not_divided_by_batch() -> contextlib.AbstractContextManager:
+    """Gaussian oracle: noise σ/√d instead of σ/√(dB) (the minibatch size forgotten)."""
+    from fedrates.solvers import oracles
+
+    def factory(real):
+        def wrong(problem, Wf, clients, draws, batch, work=None):
+            return real(problem, Wf, clients, draws, 1 if problem.sampling == "gaussian" else batch, work)
+        return wrong
+
+    return _patched(oracles, "_sample_gradients", factory)
+
+
+def minibatch_mean_off_by_one() -> contextlib.AbstractContextManager:
+    """Minibatch gradient divided by B + 1 instead of B (a sample count off by one)."""
+    from fedrates.solvers import oracles
+
+    def factory(real):
+        def wrong(fit, Wf, rows, batch, work=None):
+            return real(fit, Wf, rows, batch, work) * batch / (batch + 1)
+        return wrong
+
+    return _patched(oracles, "_empirical_gradients", factory)
+
+
+def biased_gradient() -> contextlib.AbstractContextManager:
+    """Every gradient's mean multiplied by 1.05 (a constant-factor bias, e.g. a wrong normalisation): exact
+    gradients, the mean part of Gaussian-noise gradients and minibatch gradients."""
+    from fedrates.solvers import oracles
+
+    def exact_factory(real):
+        def wrong(*args, **kwargs):
+            return 1.05 * real(*args, **kwargs)
+        return wrong
+
+    def sample_factory(real):
+        # Gaussian-noise gradients already call the (biased) exact gradient; minibatch gradients are scaled here
+        def wrong(problem, *args, **kwargs):
+            out = real(problem, *args, **kwargs)
+            return out if problem.sampling == "gaussian" else 1.05 * out
+        return wrong
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(_patched(oracles, "_sample_gradients", sample_factory))
+    stack.enter_context(_patched(oracles, "exact_gradients", exact_factory))
+    return stack
+
+
+def shared_client_streams() -> contextlib.AbstractContextManager:
+    """Every client of a run draws from the same random stream (one generator seeded identically per client)."""
+    from fedrates.solvers.algorithms import base
+    from fedrates.solvers.oracles import Streams
+
+    def factory(real):
+        def wrong(seed, clients):
+            st = real(seed, clients)
+            state = st.clients[0].bit_generator.state
+            gens = []
+            for _ in range(clients):
+                g = np.random.default_rng()
+                g.bit_generator.state = state
+                gens.append(g)
+            return Streams(server=st.server, clients=gens)
+        return wrong
+
+    return _patched(base, "make_streams", factory)
+
+
+def sampling_ignores_replace() -> contextlib.AbstractContextManager:
+    """Minibatches always drawn without replacement, whatever the ``replace`` setting."""
+    from fedrates.solvers import oracles
+
+    def factory(real):
+        def wrong(u, n, batch, replace):
+            return real(u, n, batch, False)
+        return wrong
+
+    return _patched(oracles, "_indices", factory)
+
+
+def uncertified_reference() -> contextlib.AbstractContextManager:
+    """The reference optimum solved to 1e-4 relative accuracy and returned as if certified (gap field 1e-12)."""
+    from fedrates.solvers import reference
+
+    def factory(real):
+        def wrong(problem, *args, **kwargs):
+            ref = real(problem, *args, **kwargs)
+            w = np.asarray(ref.w, dtype=float)
+            rng = np.random.default_rng(0)
+            direction = rng.standard_normal(w.shape)
+            w_bad = w + 1e-2 * max(float(np.linalg.norm(w)), 1.0) * direction / np.linalg.norm(direction)
+            if problem.radius is not None:
+                w_bad = project_ball(w_bad, problem.radius, len(problem.shape))
+            return type(ref)(w=w_bad, value=float(problem.objective(w_bad)), gap=1e-12, method=ref.method,
+                             seconds=ref.seconds)
+        return wrong
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(_patched(reference, "solve", factory))
+    return stack
+
+
+def halved_smoothness() -> contextlib.AbstractContextManager:
+    """The constants layer reports L/2 (a halved smoothness constant) to the claims."""
+    import dataclasses as dc
+
+    from fedrates.solvers import constants
+
+    def factory(real):
+        def wrong(*args, **kwargs):
+            c = real(*args, **kwargs)
+            return dc.replace(c, L=c.L / 2)
+        return wrong
+
+    return _patched(constants, "compute", factory)
+
+
+def mu_of_mean_hessian() -> contextlib.AbstractContextManager:
+    """The constants layer reports µ = λ_min(Σπ_kQ_k) (the mean Hessian's) instead of min_k λ_min(Q_k)
+    (Assumption 1 is per client)."""
+    import dataclasses as dc
+
+    from fedrates.solvers import constants
+
+    def factory(real):
+        def wrong(problem, *args, **kwargs):
+            c = real(problem, *args, **kwargs)
+            Q = np.einsum("k,kij->ij", problem.weights, np.asarray(problem.datafit.hessians, dtype=float))
+            return dc.replace(c, mu=float(np.linalg.eigvalsh(Q)[0]))
+        return wrong
+
+    return _patched(constants, "compute", factory)

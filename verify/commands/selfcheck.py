@@ -1,0 +1,187 @@
+"""``fedrates selfcheck``: run every broken variant of every claims module against its named claims.
+
+A claim can only be trusted to catch bugs if it (a) passes on the correct code and (b) fails on plausible wrong
+code.  ``selfcheck`` first runs every claim named by some variant on the correct code, then each variant
+(:mod:`fedrates.verify.variants`) against its claims, in a fresh worker process per variant (patched functions and
+per-process caches never leak between variants).  A variant is *caught* by the first of its claims whose verdict
+is neither ``pass`` nor ``erratum`` (what would make ``fedrates verify`` exit 1) while that claim passes on the
+correct code.  Prints each variant with the claim that caught it and the kill ratio.
+
+Exit status: 0 when every variant is caught and every named claim passes on the correct code, 1 otherwise, 2 on bad
+input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fnmatch
+import multiprocessing
+import os
+import sys
+import time
+from typing import Any
+
+from fedrates.solvers.errors import InputError
+
+PROFILES = ("quick", "standard", "full")
+OK_VERDICTS = ("pass", "erratum")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("selfcheck", help="run the catalogue of broken variants against the claims (kill ratio)",
+                       description=__doc__)
+    p.add_argument("--profile", default="quick", help="quick (default) or standard")
+    p.add_argument("--only", default=None, metavar="PATTERN", help="glob or substring of variant ids")
+    p.add_argument("--jobs", default=None, type=str, help="worker processes (default: number of cores)")
+    p.add_argument("--seed", default="0", type=str, help="base seed of the Monte-Carlo seeds (default 0)")
+    p.add_argument("--json", action="store_true", help="print the results as one JSON document")
+    p.set_defaults(handler=main)
+
+
+def _judge(claim: Any, profile: str, base_seed: int) -> dict:
+    from fedrates.verify.sweep import run_claims
+
+    result = run_claims([claim], profile, None, jobs=1, base_seed=base_seed)
+    if claim.id in result.errors:
+        return {"claim": claim.id, "verdict": "error", "message": result.errors[claim.id], "measured": ""}
+    try:
+        v = claim.judge(result.records[claim.id], profile)
+    except Exception as exc:  # a variant that breaks the judge is caught (the main job reports an error)
+        return {"claim": claim.id, "verdict": "error", "message": f"{type(exc).__name__}: {exc}", "measured": ""}
+    return {"claim": claim.id, "verdict": v["verdict"], "message": str(v.get("message", "")),
+            "measured": str(v.get("measured", ""))}
+
+
+def _run_correct(task: tuple[str, str, int]) -> dict:
+    from fedrates.verify import claims
+
+    claim_id, profile, base_seed = task
+    started = time.perf_counter()
+    out = _judge(claims.get(claim_id), profile, base_seed)
+    out["seconds"] = time.perf_counter() - started
+    return out
+
+
+def _run_variant(task: tuple[str, tuple[str, ...], tuple[str, ...], str, int]) -> dict:
+    """Run one variant against its claims (in order) until one of them does not pass."""
+    from fedrates.verify import claims
+    from fedrates.verify.variants import all_variants
+
+    variant_id, available, trusted, profile, base_seed = task
+    variant = {v.id: v for v in all_variants()}[variant_id]
+    started = time.perf_counter()
+    tried: list[dict] = []
+    for cid in variant.claim_ids(list(available)):
+        claim = claims.get(cid)
+        try:
+            # a variant that cannot even be injected is a catalogue error, never a catch
+            context = variant.patch() if variant.patch is not None else contextlib.nullcontext()
+            broken = claim if variant.patch is not None else variant.apply(claim)
+        except Exception as exc:
+            tried.append({"claim": cid, "verdict": "injection-error", "measured": "",
+                          "message": f"the variant could not be injected: {type(exc).__name__}: {exc}"})
+            continue
+        with context:
+            res = _judge(broken, profile, base_seed)
+        tried.append(res)
+        if res["verdict"] not in OK_VERDICTS and cid in trusted:
+            break
+    caught = next((r for r in tried if r["verdict"] not in OK_VERDICTS + ("injection-error",)
+                   and r["claim"] in trusted), None)
+    return {"variant": variant.id, "target": variant.target, "bug": variant.bug, "caught": caught is not None,
+            "caught_by": None if caught is None else caught["claim"],
+            "verdict": None if caught is None else caught["verdict"],
+            "message": "" if caught is None else caught["message"], "tried": tried,
+            "seconds": time.perf_counter() - started}
+
+
+def _map(fn: Any, tasks: list, jobs: int) -> list:
+    """Run every task in a fresh process: patches and per-process caches (instances, references) never leak, not
+    even from the calling process (a forked child would inherit its caches), so children come from a clean fork
+    server that has only imported the claims."""
+    if not tasks:
+        return []
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" in methods:
+        ctx.set_forkserver_preload(["fedrates.verify.claims", "fedrates.verify.sweep"])
+    with ctx.Pool(processes=max(1, min(jobs, len(tasks))), maxtasksperchild=1) as pool:
+        return list(pool.imap(fn, tasks))
+
+
+def main(args: argparse.Namespace) -> int:
+    from fedrates.verify.variants import all_variants
+
+    if args.profile not in PROFILES:
+        raise InputError(f"unknown profile '{args.profile}'; expected one of: {', '.join(PROFILES)}")
+    try:
+        jobs = int(args.jobs) if args.jobs is not None else max(1, os.cpu_count() or 1)
+        base_seed = int(args.seed)
+    except ValueError:
+        raise InputError(f"--jobs '{args.jobs}' and --seed '{args.seed}' must be integers") from None
+    if jobs < 1 or base_seed < 0:
+        raise InputError(f"--jobs {jobs} must be >= 1 and --seed {base_seed} >= 0")
+    variants = list(all_variants())
+    if args.only:
+        variants = [v for v in variants if fnmatch.fnmatchcase(v.id, args.only) or args.only in v.id]
+        if not variants:
+            raise InputError(f"--only '{args.only}' matches no broken variant; available: "
+                             + ", ".join(v.id for v in all_variants()))
+    doc = run_selfcheck([v.id for v in variants], args.profile, jobs, base_seed)
+    if args.json:
+        from fedrates.verify.commands._common import print_json
+
+        print_json(doc)
+    else:
+        _print(doc)
+    return 0 if doc["ok"] else 1
+
+
+def run_selfcheck(variant_ids: list[str], profile: str = "quick", jobs: int = 1, base_seed: int = 0,
+                  claims_only: tuple[str, ...] | None = None) -> dict:
+    """Run the named variants (and, first, their claims on the correct code; ``claims_only``: only those of the
+    given ids, e.g. for a fast subset); returns the result document:
+    ``variants`` (per variant: ``caught``, ``caught_by``, ``verdict``, ``tried``), ``kill_ratio``, ``correct``,
+    ``claims_failing_on_correct_code``, ``variants_without_claims`` and ``ok``."""
+    from fedrates.verify import claims
+    from fedrates.verify.variants import all_variants
+
+    table = {v.id: v for v in all_variants()}
+    variants = [table[vid] for vid in variant_ids]
+    ids = claims.ids()
+    if claims_only is not None:
+        ids = [cid for cid in ids if cid in claims_only]
+    named = sorted({cid for v in variants for cid in v.claim_ids(ids)})
+    empty = [v.id for v in variants if not v.claim_ids(ids)]
+    started = time.perf_counter()
+    correct = {r["claim"]: r for r in _map(_run_correct, [(cid, profile, base_seed) for cid in named], jobs)}
+    trusted = tuple(cid for cid, r in correct.items() if r["verdict"] in OK_VERDICTS)
+    results = _map(_run_variant, [(v.id, tuple(ids), trusted, profile, base_seed) for v in variants], jobs)
+    killed = sum(r["caught"] for r in results)
+    untrusted = [cid for cid in named if cid not in trusted]
+    return {"profile": profile, "base_seed": base_seed, "variants": results, "killed": killed,
+            "total": len(results), "kill_ratio": killed / len(results) if results else 1.0,
+            "correct": list(correct.values()), "claims_failing_on_correct_code": untrusted,
+            "variants_without_claims": empty, "seconds": time.perf_counter() - started,
+            "ok": killed == len(results) and not untrusted and not empty}
+
+
+def _print(doc: dict) -> None:
+    out = sys.stdout
+    out.write(f"fedrates selfcheck (profile {doc['profile']}, base seed {doc['base_seed']})\n")
+    out.write("correct code:\n")
+    for r in doc["correct"]:
+        out.write(f"  {r['claim']:<40} {r['verdict']}\n")
+    out.write("broken variants:\n")
+    for r in doc["variants"]:
+        if r["caught"]:
+            out.write(f"  {r['variant']:<36} caught by {r['caught_by']} ({r['verdict']})\n")
+        else:
+            tried = ", ".join(f"{t['claim']}={t['verdict']}" for t in r["tried"])
+            out.write(f"  {r['variant']:<36} SURVIVED ({tried})\n")
+    for cid in doc["claims_failing_on_correct_code"]:
+        out.write(f"claim {cid} does not pass on the correct code: it cannot count as catching anything\n")
+    for vid in doc["variants_without_claims"]:
+        out.write(f"variant {vid} names no catalogued claim\n")
+    out.write(f"kill ratio {doc['killed']}/{doc['total']} = {doc['kill_ratio']:.0%} in {doc['seconds']:.0f} s\n")
