@@ -155,7 +155,7 @@ def build_ls(params: dict, preset: str | None = None) -> Problem:
     data_rng, noise_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(params["seed"]).spawn(2))
     X, w_star = _draw(params, data_rng)
     y = X @ w_star + params["noise"] * noise_rng.standard_normal((K, n))
-    fit = ShiftedSampleLeastSquares(X=X, y=y)
+    fit = ShiftedSampleLeastSquares(X=X, y=y, centre=w_star)  # E = 0: the centre only records w*
     return Problem(family="dinh_ls", preset=preset, params=params, shape=(d,), weights=np.full(K, 1.0 / K),
                    datafit=fit, penalty=Zero(lam=0.0), truth=w_star, sampling="empirical",
                    description="realisable least squares with heterogeneous covariances (Dinh et al. 2020, (5))")
