@@ -764,6 +764,15 @@ def _broken_classes() -> dict[str, type]:
         def direction(self, fs, W, Wprev, W0, v, v0, clients, idx, problem):
             return super().direction(fs, W, Wprev, W0, v0, v0, clients, idx, problem)
 
+    class SARAHFreshIndex(FedProxVRSARAH):
+        """SARAH correction at a fresh index: ∇f_I(w_t) − ∇f_J(w_{t−1}) + v_{t−1} (unbiased, wrong variance)."""
+
+        def direction(self, fs, W, Wprev, W0, v, v0, clients, idx, problem):
+            if idx is None:
+                return super().direction(fs, W, Wprev, W0, v, v0, clients, idx, problem)
+            other = (idx + 1) % fs.samples
+            return sample_gradients(fs, W, clients, idx) - sample_gradients(fs, Wprev, clients, other) + v
+
     def step_one_over_L(base: type) -> type:
         class StepOverL(base):
             """η = 1/L instead of 1/(βL)."""
@@ -795,7 +804,19 @@ def _broken_classes() -> dict[str, type]:
         NoProx.__name__ = NoProx.__qualname__ = f"{base.__name__}NoProx"
         return NoProx
 
+    def anchor_zero(base: type) -> type:
+        class AnchorZero(base):
+            """h_s anchored at 0 instead of w̄^{(s−1)}: prox(x) = x/(1 + ημ) (weight decay, not a proximal term)."""
+
+            def prox(self, Z, anchor, eta):
+                return Z / (1.0 + eta * self.mu)
+
+        AnchorZero.__name__ = AnchorZero.__qualname__ = f"{base.__name__}AnchorZero"
+        return AnchorZero
+
     return {
+        "sarah-anchor-zero": anchor_zero(FedProxVRSARAH),
+        "svrg-anchor-zero": anchor_zero(FedProxVRSVRG),
         "svrg-no-correction": SVRGNoCorrection,
         "sarah-snapshot-recursion": SARAHSnapshotRecursion,
         "sarah-step-1-over-L": step_one_over_L(FedProxVRSARAH),
@@ -804,6 +825,8 @@ def _broken_classes() -> dict[str, type]:
         "sarah-last-iterate": last_iterate(FedProxVRSARAH),
         "svrg-last-iterate": last_iterate(FedProxVRSVRG),
         "svrg-no-prox": no_prox(FedProxVRSVRG),
+        "sarah-no-prox": no_prox(FedProxVRSARAH),
+        "sarah-fresh-index": SARAHFreshIndex,
     }
 
 
@@ -834,6 +857,15 @@ def _patch_theta_squared() -> Any:
     return mock.patch.object(fb, "Theta", wrong)
 
 
+def _patch_a_min_linear() -> Any:
+    """a_min(τ) = 16(τ + 1) (the leading term) instead of 4(√(τ+1) + √(τ+2))²."""
+    from unittest import mock
+
+    from fedrates.bounds import fedproxvr as fb
+
+    return mock.patch.object(fb, "a_min", lambda tau: 16.0 * (tau + 1))
+
+
 def _patch_tau_lower_theta() -> Any:
     """τ_lower with θ where (13) has θ²."""
     from unittest import mock
@@ -852,12 +884,24 @@ VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant("fedproxvr_sarah/snapshot-recursion", "algorithm",
                   "SARAH recursion adds the snapshot gradient v⁽⁰⁾ instead of v⁽ᵗ⁻¹⁾",
                   ("dinh.alg1/mean-sarah",), apply=_with("sarah-snapshot-recursion")),
+    BrokenVariant("fedproxvr_sarah/fresh-index", "algorithm",
+                  "SARAH correction −∇f_J(w⁽ᵗ⁻¹⁾) evaluated at another sample than ∇f_I(w⁽ᵗ⁾)",
+                  ("dinh.alg1/cov-sarah",), apply=_with("sarah-fresh-index")),
     BrokenVariant("fedproxvr_sarah/step-1-over-L", "algorithm", "local step 1/L instead of 1/(βL)",
-                  ("dinh.alg1/mean-sarah",), apply=_with("sarah-step-1-over-L")),
+                  ("dinh.alg1/mean-sarah", "dinh.lem1/sarah", "dinh.compare/*"), apply=_with("sarah-step-1-over-L")),
     BrokenVariant("fedproxvr_svrg/step-1-over-L", "algorithm", "local step 1/L instead of 1/(βL)",
-                  ("dinh.alg1/mean-svrg",), apply=_with("svrg-step-1-over-L")),
+                  ("dinh.alg1/mean-svrg", "dinh.lem1/svrg"), apply=_with("svrg-step-1-over-L")),
     BrokenVariant("fedprox_sgd/step-1-over-L", "algorithm", "local step 1/L instead of 1/(βL)",
-                  ("dinh.alg1/mean-sgd",), apply=_with("sgd-step-1-over-L")),
+                  ("dinh.alg1/mean-sgd", "dinh.alg1/cov-sgd"), apply=_with("sgd-step-1-over-L")),
+    BrokenVariant("fedproxvr_sarah/anchor-zero", "algorithm",
+                  "proximal term anchored at 0 (weight decay) instead of at the server point w̄^{(s−1)}",
+                  ("dinh.alg1/limit-sarah",), apply=_with("sarah-anchor-zero")),
+    BrokenVariant("fedproxvr_svrg/anchor-zero", "algorithm",
+                  "proximal term anchored at 0 (weight decay) instead of at the server point w̄^{(s−1)}",
+                  ("dinh.alg1/limit-svrg",), apply=_with("svrg-anchor-zero")),
+    BrokenVariant("fedproxvr_sarah/no-prox", "algorithm", "the prox of h_s dropped (plain local steps)",
+                  ("dinh.alg1/inner-sarah", "dinh.thm1*/sarah", "dinh.cor1/sarah", "dinh.pl/sarah"),
+                  apply=_with("sarah-no-prox")),
     BrokenVariant("fedproxvr_sarah/last-iterate", "algorithm",
                   "returns the last local iterate w⁽τ⁾ where the analysis draws t' ~ U{0..τ}",
                   ("dinh.alg1/mean-sarah", "dinh.lem1/sarah"), apply=_with("sarah-last-iterate")),
@@ -868,6 +912,8 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("dinh.alg1/mean-svrg", "dinh.alg1/inner-svrg"), apply=_with("svrg-no-prox")),
     BrokenVariant("constants/Theta-theta-squared", "constants", "Θ with θ² in place of θ in its first term",
                   ("dinh.thm1.eq86/adversarial*",), patch=_patch_theta_squared),
+    BrokenVariant("constants/a-min-linear", "constants", "a_min(τ) of (65) replaced by its leading term 16(τ + 1)",
+                  ("dinh.rem1/svrg-large-beta",), patch=_patch_a_min_linear),
     BrokenVariant("constants/tau-lower-theta", "constants", "τ_lower of (13) with θ in place of θ²",
                   ("dinh.rem1/tau-order",), patch=_patch_tau_lower_theta),
 )
@@ -878,7 +924,7 @@ _EXACT_REGIME = ("Realisable finite-sum least squares (N = 3 devices, D_n = 4, d
                  "every sample gradient vanishes at w*, so the round is linear with random coefficients and its "
                  "moments are exact.")
 _EXACT_WHY = "exact expectation from the update rules, checked two-sided at 99.9% family-wise confidence"
-_MEAN_HYPER = {"beta": 4.0, "mu": 2.0, "tau": 6, "batch": 2}
+_MEAN_HYPER = {"beta": 4.0, "mu": 2.0, "tau": 10, "batch": 2}
 _COV_HYPER = {"beta": 3.5, "mu": 1.0, "tau": 10, "batch": 1}
 _LIMIT_HYPER = {"beta": 5.0, "mu": 2.0, "tau": 10, "batch": 1}
 _THEORY_REGIME = ("Realisable least squares (N = 3, D_n = 6, d = 2); θ = 0.3, μ = argmax Θ, β = 1.05β_min of (15), "
