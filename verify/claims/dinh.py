@@ -129,20 +129,38 @@ def _make_alg(claim: Claim, name: str, **hyper: Any) -> Any:
     return algorithms.make(name, **hyper)
 
 
-def _rows(claim: Claim, point: dict, seeds: list[int], values: dict[str, np.ndarray], dim: int,
-          rnd: int = 0) -> pd.DataFrame:
-    """Records with one row per seed × metric (values[metric] has one entry per seed)."""
-    df = pd.DataFrame({"seed": np.asarray(seeds, dtype=np.int64), "round": rnd, "iterations": 0, "diverged": False,
+def _replicas(seeds: list[int], point: dict) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """Monte-Carlo replicas: every claim seed s runs ``point["replicas"]`` replicas with run seeds 1000·s + j (j <
+    1000), so that thousands of samples are cached as a few per-seed files.  Returns (run seeds, seed label,
+    replica label), each of length len(seeds)·replicas."""
+    k = int(point.get("replicas", 1))
+    if k > 1000:
+        raise ValueError(f"replicas={k} exceeds 1000 per seed")
+    seed = np.repeat(np.asarray(seeds, dtype=np.int64), k)
+    rep = np.tile(np.arange(k, dtype=np.int64), len(seeds))
+    return [int(s) * 1000 + int(j) for s, j in zip(seed, rep, strict=True)], seed, rep
+
+
+def _rows(claim: Claim, point: dict, seeds: Any, values: dict[str, np.ndarray], dim: int,
+          rnd: int = 0, replica: np.ndarray | None = None) -> pd.DataFrame:
+    """Records with one row per sample × metric (values[metric] has one entry per sample; ``seeds`` labels them,
+    ``replica`` numbers the replicas of one seed)."""
+    seeds = np.asarray(seeds, dtype=np.int64)
+    df = pd.DataFrame({"seed": seeds, "round": rnd, "iterations": 0, "diverged": False,
                        **{k: np.asarray(v, dtype=float) for k, v in values.items()}})
-    return records_from_trace(df, claim=claim, point_index=int(point.get("index", 0)), point=point,
-                              metrics=list(values), problem_dim=dim)
+    out = records_from_trace(df, claim=claim, point_index=int(point.get("index", 0)), point=point,
+                             metrics=list(values), problem_dim=dim)
+    out["replica"] = np.tile(np.zeros(len(seeds), dtype=np.int64) if replica is None else replica, len(values))
+    return out
 
 
 def _per_seed(records: pd.DataFrame, metric: str, point: int | None = None) -> np.ndarray:
+    """The samples of one metric, ordered by (seed, replica)."""
     sub = records[records["metric"] == metric]
     if point is not None:
         sub = sub[sub["point"] == point]
-    return sub.sort_values("seed")["value"].to_numpy(dtype=float)
+    keys = ["seed", "replica"] if "replica" in sub else ["seed"]
+    return sub.sort_values(keys, kind="stable")["value"].to_numpy(dtype=float)
 
 
 def _seeds(records: pd.DataFrame) -> list[int]:
@@ -190,9 +208,12 @@ class MeanClaim(_DinhClaim):
     """E⟨w̄^{(s)} − w*, m_s⟩ = ‖m_s‖² at s = 1..S, with m_s = E[w̄^{(s)}] − w* from the exact recursion."""
 
     rounds: int = 3
+    #: Monte-Carlo replicas per seed and profile (samples = seeds × replicas)
+    replicas: dict = field(default_factory=lambda: {"quick": 100, "standard": 100, "full": 200})
 
     def points(self, profile: str) -> list[dict]:
-        return [{"problem": self.family, **self.problem_params, **self.hyper, "rounds": self.rounds, "index": 0}]
+        return [{"problem": self.family, **self.problem_params, **self.hyper, "rounds": self.rounds, "index": 0,
+                 "replicas": self.replicas[profile]}]
 
     def _exact(self) -> tuple[np.ndarray, np.ndarray]:
         problem, consts, _ = self._setup()
@@ -202,11 +223,12 @@ class MeanClaim(_DinhClaim):
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         problem, consts, ref = self._setup()
-        _, X = _run_states(self._alg(), problem, self.rounds, list(seeds), self._w0(problem), ref)
+        run, label, rep = _replicas(list(seeds), point)
+        _, X = _run_states(self._alg(), problem, self.rounds, run, self._w0(problem), ref)
         m, _ = self._exact()
         Z = X - consts.w_star
         vals = {f"proj_round_{s}": Z[s] @ m[s] for s in range(1, self.rounds + 1)}
-        return _rows(self, point, list(seeds), vals, problem.dim)
+        return _rows(self, point, label, vals, problem.dim, replica=rep)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         problem, consts, ref = self._setup()
@@ -223,13 +245,15 @@ class CovarianceClaim(MeanClaim):
     """E‖w̄^{(1)} − w* − m_1‖² = tr Cov(w̄^{(1)}) exactly (B = 1): the estimator's variance enters here."""
 
     rounds: int = 1
+    replicas: dict = field(default_factory=lambda: {"quick": 500, "standard": 500, "full": 500})
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         problem, consts, ref = self._setup()
-        _, X = _run_states(self._alg(), problem, 1, list(seeds), self._w0(problem), ref)
+        run, label, rep = _replicas(list(seeds), point)
+        _, X = _run_states(self._alg(), problem, 1, run, self._w0(problem), ref)
         m, _ = self._exact()
         dev = X[1] - consts.w_star - m[1]
-        return _rows(self, point, list(seeds), {"centred_sq": np.sum(dev * dev, axis=1)}, problem.dim)
+        return _rows(self, point, label, {"centred_sq": np.sum(dev * dev, axis=1)}, problem.dim, replica=rep)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         problem, consts, ref = self._setup()
@@ -351,6 +375,7 @@ class Lemma1Claim(_DinhClaim):
 
     theta: float = 0.3
     estimator: str = "sarah"
+    replicas: dict = field(default_factory=lambda: {"quick": 500, "standard": 500, "full": 1000})
 
     def _config(self) -> dict[str, float]:
         _, consts, _ = self._setup()
@@ -361,7 +386,8 @@ class Lemma1Claim(_DinhClaim):
         return {"mu": c["mu"], "beta": c["beta"], "tau": c["tau"], "batch": 1}
 
     def points(self, profile: str) -> list[dict]:
-        return [{"problem": self.family, **self.problem_params, **self._hyper(), "index": 0}]
+        return [{"problem": self.family, **self.problem_params, **self._hyper(), "index": 0,
+                 "replicas": self.replicas[profile]}]
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         problem, consts, ref = self._setup()
@@ -369,17 +395,18 @@ class Lemma1Claim(_DinhClaim):
         w0 = self._w0(problem)
         tau = hyper["tau"]
         vals = {}
+        run, label, rep = _replicas(list(seeds), point)
         for n in range(problem.clients):
             sub = device_problem(problem, n)
             alg = _make_alg(self, self.algorithm, **hyper, L=consts.L)
-            _, X = _run_states(alg, sub, 1, list(seeds), w0, ref)
+            _, X = _run_states(alg, sub, 1, run, w0, ref)
             A, b = consts.A[n], consts.b[n]
             gJ = X[1] @ A.T - b + hyper["mu"] * (X[1] - w0)
             gF = A @ w0 - b
             ratio = np.sum(gJ * gJ, axis=1) / (gF @ gF)
             at_anchor = np.all(X[1] == w0, axis=1).astype(float)
             vals[f"device_{n}"] = ratio - (at_anchor - 1.0 / (tau + 1))
-        return _rows(self, point, list(seeds), vals, problem.dim, rnd=1)
+        return _rows(self, point, label, vals, problem.dim, rnd=1, replica=rep)
 
     def _exact(self) -> np.ndarray:
         problem, consts, _ = self._setup()
@@ -538,12 +565,14 @@ class TheoremClaim(_DinhClaim):
     theta: float = 0.3
     quantity: str = "avg0"
     T: int = 12
+    replicas: dict = field(default_factory=lambda: {"quick": 15, "standard": 15, "full": 25})
 
     def __hash__(self) -> int:
         return hash((self.id, self.quantity, self.T, id(self.algorithm_override)))
 
     def points(self, profile: str) -> list[dict]:
-        return [{"problem": self.family, **self.problem_params, **_theory_hyper(self), "rounds": self.T, "index": 0}]
+        return [{"problem": self.family, **self.problem_params, **_theory_hyper(self), "rounds": self.T, "index": 0,
+                 "replicas": self.replicas[profile]}]
 
     def _key(self) -> Any:
         # runs are shared between claims that differ only in the quantity they check
@@ -551,13 +580,14 @@ class TheoremClaim(_DinhClaim):
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         problem, consts, _ = self._setup()
-        X = _theory_run(self._key(), tuple(seeds), self.T)
+        run, label, rep = _replicas(list(seeds), point)
+        X = _theory_run(self._key(), tuple(run), self.T)
         Z = X - consts.w_star
         grad_sq = np.einsum("srd,de,sre->sr", Z, consts.Abar @ consts.Abar, Z)
         gap = 0.5 * np.einsum("srd,de,sre->sr", Z, consts.Abar, Z)
         vals = {f"grad_sq_{s}": grad_sq[s] for s in range(self.T + 1)}
         vals.update({f"gap_{s}": gap[s] for s in range(self.T + 1)})
-        return _rows(self, point, list(seeds), vals, problem.dim, rnd=self.T)
+        return _rows(self, point, label, vals, problem.dim, rnd=self.T, replica=rep)
 
     def _exact(self) -> tuple[np.ndarray, np.ndarray]:
         from fedrates.solvers import algorithms
@@ -604,8 +634,9 @@ class TheoremClaim(_DinhClaim):
             y, expected = (F[:, 1] - F[:, 0])[:, None], np.array([gap_exact[1] - gap_exact[0]])
             bound = np.array([-Theta * g_exact[0]])
         else:  # cor1: running averages of the exact expectations against ε = Δ/(ΘT)
+            # the running average at T = 1 is the deterministic ‖∇F̄(w̄⁰)‖²: Monte Carlo is checked from T = 2 on
             run = np.cumsum(G[:, :T], axis=1) / np.arange(1, T + 1)
-            y, expected = run, np.cumsum(g_exact[:T]) / np.arange(1, T + 1)
+            y, expected = run[:, 1:], (np.cumsum(g_exact[:T]) / np.arange(1, T + 1))[1:]
             bound = None
         # the descent statistic is negative: compare it in absolute value (same two-sided check)
         sign = -1.0 if self.quantity == "descent" else 1.0
@@ -616,7 +647,8 @@ class TheoremClaim(_DinhClaim):
             ratio = None
         elif self.quantity == "cor1":
             eps = Delta / (Theta * T)
-            hit = np.nonzero(expected <= eps)[0]
+            running = np.cumsum(g_exact[:T]) / np.arange(1, T + 1)
+            hit = np.nonzero(running <= eps)[0]
             first = int(hit[0]) + 1 if hit.size else None
             needed = math.ceil(Delta / (Theta * eps))
             ok = first is not None and first <= needed
@@ -713,6 +745,7 @@ class ComparisonClaim(_DinhClaim):
 
     rounds: int = 60
     equal_work: bool = True
+    replicas: dict = field(default_factory=lambda: {"quick": 5, "standard": 5, "full": 5})
 
     def _sgd_tau(self) -> int:
         h = self.hyper
@@ -722,17 +755,18 @@ class ComparisonClaim(_DinhClaim):
 
     def points(self, profile: str) -> list[dict]:
         return [{"problem": self.family, **self.problem_params, **self.hyper, "rounds": self.rounds,
-                 "tau_sgd": self._sgd_tau(), "index": 0}]
+                 "tau_sgd": self._sgd_tau(), "index": 0, "replicas": self.replicas[profile]}]
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         problem, consts, ref = self._setup()
         w0 = self._w0(problem)
         vals = {}
+        run, label, rep = _replicas(list(seeds), point)
         for name, hyper in ((self.algorithm, self.hyper), ("fedprox_sgd", {**self.hyper, "tau": self._sgd_tau()})):
-            _, X = _run_states(_make_alg(self, name, **hyper), problem, self.rounds, list(seeds), w0, ref)
+            _, X = _run_states(_make_alg(self, name, **hyper), problem, self.rounds, run, w0, ref)
             Z = X[-1] - consts.w_star
             vals[name] = 0.5 * np.einsum("rd,de,re->r", Z, consts.Abar, Z)
-        return _rows(self, point, list(seeds), vals, problem.dim, rnd=self.rounds)
+        return _rows(self, point, label, vals, problem.dim, rnd=self.rounds, replica=rep)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         problem, consts, ref = self._setup()
@@ -939,11 +973,11 @@ def _exact_claims(est: str) -> tuple[Claim, ...]:
         MeanClaim(id=f"dinh.alg1/mean-{est}", theorem="dinh.alg1", algorithm=alg, problem="dinh_ls",
                   title=f"{label}: E[w̄^(s)] equals the exact mean of Algorithm 1 (s = 1, 2, 3; B = 2)",
                   regime=_EXACT_REGIME, why=_EXACT_WHY, metric="proj_round", x="round", hyper=dict(_MEAN_HYPER),
-                  n_seeds={"quick": 300, "standard": 600, "full": 2000}),
+                  n_seeds={"quick": 3, "standard": 6, "full": 10}),
         CovarianceClaim(id=f"dinh.alg1/cov-{est}", theorem="dinh.alg1", algorithm=alg, problem="dinh_ls",
                         title=f"{label}: E‖w̄^(1) − E w̄^(1)‖² equals the exact covariance trace (B = 1)",
                         regime=_EXACT_REGIME, why=_EXACT_WHY, metric="centred_sq", x="round",
-                        hyper=dict(_COV_HYPER), n_seeds={"quick": 2500, "standard": 4000, "full": 10000}),
+                        hyper=dict(_COV_HYPER), n_seeds={"quick": 5, "standard": 8, "full": 20}),
     ]
     if est != "sgd":
         out += [
@@ -970,14 +1004,14 @@ CLAIMS: tuple[Claim, ...] = (
                 title="Lemma 1(a): FedProxVR-SARAH at τ = ⌈τ_lower⌉ is θ-accurate, E‖∇J_n‖² ≤ θ²‖∇F_n(w̄)‖²",
                 regime=_THEORY_REGIME.replace("Theorem 1", "(13)"), why=_EXACT_WHY + "; then exact vs θ² and (53)",
                 metric="local_grad_norm_sq_ratio", x="device", problem_params=dict(THEORY_LS),
-                n_seeds={"quick": 1500, "standard": 3000, "full": 10000}),
+                n_seeds={"quick": 3, "standard": 6, "full": 10}),
     Lemma1Claim(id="dinh.lem1/svrg", theorem="dinh.lem1.svrg", algorithm="fedproxvr_svrg", problem="dinh_ls",
                 title="Lemma 1(b): FedProxVR-SVRG at τ = ⌈τ_lower⌉ is θ-accurate (θ = 0.6, SVRG-feasible β)",
                 regime="Realisable least squares (N = 3, D_n = 6, d = 2); θ = 0.6 (θ²μ̃/L > 15.18 is needed for "
                        "SVRG), μ = argmax Θ-grid, β = 1.02× the smallest β with τ_lower ≤ τ_max^SVRG(β).",
                 why=_EXACT_WHY + "; then exact vs θ²", metric="local_grad_norm_sq_ratio", x="device",
                 problem_params=dict(THEORY_LS), theta=0.6, estimator="svrg",
-                n_seeds={"quick": 1500, "standard": 3000, "full": 10000}),
+                n_seeds={"quick": 3, "standard": 6, "full": 10}),
     AdversarialDescentClaim(
         id="dinh.thm1.eq86/adversarial", theorem="dinh.thm1.eq86", algorithm="oracle", problem="dinh_ls",
         title="(86): one round with any θ-inexact local solutions decreases F̄ by ≥ Θ‖∇F̄‖² (adversarial oracle)",
@@ -995,25 +1029,25 @@ CLAIMS: tuple[Claim, ...] = (
     TheoremClaim(id="dinh.thm1.eq86/sarah", theorem="dinh.thm1.eq86", algorithm="fedproxvr_sarah", problem="dinh_ls",
                  title="(86): FedProxVR-SARAH's first round decreases E F̄ by ≥ Θ‖∇F̄(w̄⁰)‖²",
                  regime=_THEORY_REGIME, why=_EXACT_WHY, metric="gap", x="round", problem_params=dict(THEORY_LS),
-                 quantity="descent", n_seeds={"quick": 60, "standard": 120, "full": 400}),
+                 quantity="descent", n_seeds={"quick": 4, "standard": 8, "full": 16}),
     TheoremClaim(id="dinh.thm1.corrected/sarah", theorem="dinh.thm1.corrected", algorithm="fedproxvr_sarah",
                  problem="dinh_ls", title="Theorem 1 (proved range s = 0..T−1): average E‖∇F̄‖² ≤ Δ/(ΘT)",
                  regime=_THEORY_REGIME, why=_EXACT_WHY, metric="grad_sq", x="round",
                  problem_params=dict(THEORY_LS), quantity="avg0",
-                 n_seeds={"quick": 60, "standard": 120, "full": 400}),
+                 n_seeds={"quick": 4, "standard": 8, "full": 16}),
     TheoremClaim(id="dinh.thm1/sarah", theorem="dinh.thm1", algorithm="fedproxvr_sarah", problem="dinh_ls",
                  title="Theorem 1 as printed (s = 1..T): average E‖∇F̄‖² ≤ Δ/(ΘT)", regime=_THEORY_REGIME,
                  why=_EXACT_WHY, metric="grad_sq", x="round", problem_params=dict(THEORY_LS), quantity="avg1",
-                 n_seeds={"quick": 60, "standard": 120, "full": 400}),
+                 n_seeds={"quick": 4, "standard": 8, "full": 16}),
     TheoremClaim(id="dinh.cor1/sarah", theorem="dinh.cor1", algorithm="fedproxvr_sarah", problem="dinh_ls",
                  title="Corollary 1: ε-accuracy within ⌈Δ/(Θε)⌉ rounds", regime=_THEORY_REGIME, why=_EXACT_WHY,
                  metric="grad_sq", x="round", problem_params=dict(THEORY_LS), quantity="cor1",
-                 n_seeds={"quick": 60, "standard": 120, "full": 400}),
+                 n_seeds={"quick": 4, "standard": 8, "full": 16}),
     TheoremClaim(id="dinh.pl/sarah", theorem="dinh.thm1.eq86", algorithm="fedproxvr_sarah", problem="dinh_ls",
                  title="Derived PL rate: E[F̄(w̄^(s)) − F̄*] ≤ (1 − 2mΘ)^s Δ against the closed-form optimum",
                  regime=_THEORY_REGIME, why=_EXACT_WHY + "; (86) with the PL inequality ‖∇F̄‖² ≥ 2m(F̄ − F̄*)",
                  metric="gap", x="round", problem_params=dict(THEORY_LS), quantity="pl",
-                 n_seeds={"quick": 60, "standard": 120, "full": 400}),
+                 n_seeds={"quick": 4, "standard": 8, "full": 16}),
     RemarkClaim(id="dinh.rem1/tau-order", theorem="dinh.lem1.svrg", algorithm="formulas", problem="formulas",
                 title="Remark 1(5): SVRG needs a larger τ than SARAH at β_min", regime="L = 1, λ = 0, μ = 200, θ = 0.6",
                 why="the paper's own formulas (13)-(16), (65)-(66)", metric="tau", x="algorithm",
@@ -1035,12 +1069,12 @@ CLAIMS: tuple[Claim, ...] = (
                            "no theorem applies); β = 4, μ = 0.5, τ = 20, B = 1, 60 rounds.",
                     why="the paper's §5 claim, paired over seeds", metric="objective_gap", x="algorithm",
                     problem_params=dict(NOISY_LS), hyper={"beta": 4.0, "mu": 0.5, "tau": 20, "batch": 1},
-                    equal_work=False, n_seeds={"quick": 24, "standard": 40, "full": 80}),
+                    equal_work=False, n_seeds={"quick": 5, "standard": 8, "full": 16}),
     ComparisonClaim(id="dinh.compare/equal-work", theorem="dinh.sec5", algorithm="fedproxvr_sarah",
                     problem="dinh_ls", title="FedProxVR-SARAH beats FedProx-SGD at equal sample-gradient work",
                     regime="As dinh.compare/equal-tau, with FedProx-SGD given τ_SGD = D_n + 2(τ − 1) + 1 = 55 local "
                            "steps (the sample gradients of one SARAH round).",
                     why="equal work is the fair comparison for a variance-reduced method", metric="objective_gap",
                     x="algorithm", problem_params=dict(NOISY_LS), hyper={"beta": 4.0, "mu": 0.5, "tau": 20, "batch": 1},
-                    n_seeds={"quick": 10, "standard": 20, "full": 40}),
+                    n_seeds={"quick": 4, "standard": 8, "full": 16}),
 )
