@@ -1043,7 +1043,7 @@ CLAIMS: tuple[Claim, ...] = (
                  title="Corollary 1: ε-accuracy within ⌈Δ/(Θε)⌉ rounds", regime=_THEORY_REGIME, why=_EXACT_WHY,
                  metric="grad_sq", x="round", problem_params=dict(THEORY_LS), quantity="cor1",
                  n_seeds={"quick": 4, "standard": 8, "full": 16}),
-    TheoremClaim(id="dinh.pl/sarah", theorem="dinh.thm1.eq86", algorithm="fedproxvr_sarah", problem="dinh_ls",
+    TheoremClaim(id="dinh.pl/sarah", theorem="dinh.pl", algorithm="fedproxvr_sarah", problem="dinh_ls",
                  title="Derived PL rate: E[F̄(w̄^(s)) − F̄*] ≤ (1 − 2mΘ)^s Δ against the closed-form optimum",
                  regime=_THEORY_REGIME, why=_EXACT_WHY + "; (86) with the PL inequality ‖∇F̄‖² ≥ 2m(F̄ − F̄*)",
                  metric="gap", x="round", problem_params=dict(THEORY_LS), quantity="pl",
