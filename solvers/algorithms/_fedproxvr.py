@@ -119,12 +119,13 @@ class FedProxVRBase(Algorithm):
         """The estimator v⁽ᵗ⁾ (8a)/(8b)/SGD at W = w⁽ᵗ⁾; ``idx`` None means exact gradients."""
         if idx is None:
             return exact_gradients(problem, W, clients)
-        g = sample_gradients(fs, W, clients, idx)
         if self.estimator == "sarah":
-            return g - sample_gradients(fs, Wprev, clients, idx) + v
+            g, g_prev = sample_gradients(fs, W, clients, idx, Wprev)
+            return g - g_prev + v
         if self.estimator == "svrg":
-            return g - sample_gradients(fs, W0, clients, idx) + v0
-        return g
+            g, g_snap = sample_gradients(fs, W, clients, idx, W0)
+            return g - g_snap + v0
+        return sample_gradients(fs, W, clients, idx)
 
     def prox(self, Z: np.ndarray, anchor: np.ndarray, eta: float) -> np.ndarray:
         """prox_{ηh_s}(Z) = (Z + ημ w̄)/(1 + ημ) (10)."""

@@ -111,14 +111,24 @@ def finite_sum(problem: Problem) -> FiniteSum | None:
     return FiniteSum(fit.X, fit.y, np.zeros((fit.clients, fit.dim, fit.dim)), np.zeros(fit.dim))
 
 
-def sample_gradients(fs: FiniteSum, W: np.ndarray, clients: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """(1/B) Σ_{i∈I} ∇f_i(W) per (replica, client): W (R, m, d), clients (R, m), idx (R, m, B) -> (R, m, d)."""
+def sample_gradients(fs: FiniteSum, W: np.ndarray, clients: np.ndarray, idx: np.ndarray,
+                     *others: np.ndarray) -> np.ndarray | tuple[np.ndarray, ...]:
+    """(1/B) Σ_{i∈I} ∇f_i(W) per (replica, client): W (R, m, d), clients (R, m), idx (R, m, B) -> (R, m, d).
+
+    With further points ``others`` (same shape as W), the gradients of the *same* minibatch at every point are
+    returned as a tuple (the rows are gathered once)."""
     Xb = fs.X[clients[..., None], idx]  # (R, m, B, d)
-    resid = np.einsum("rmbd,rmd->rmb", Xb, W) - fs.y[clients[..., None], idx]
-    G = np.einsum("rmbd,rmb->rmd", Xb, resid) / idx.shape[-1]
-    if fs.shifted:
-        G += np.einsum("rmde,rme->rmd", fs.E[clients], W - fs.c)
-    return G
+    yb = fs.y[clients[..., None], idx]
+    B = idx.shape[-1]
+    E = fs.E[clients] if fs.shifted else None
+    out = []
+    for P in (W, *others):
+        resid = (Xb @ P[..., None])[..., 0] - yb
+        G = (resid[..., None, :] @ Xb)[..., 0, :] / B
+        if E is not None:
+            G += (E @ (P - fs.c)[..., None])[..., 0]
+        out.append(G)
+    return out[0] if not others else tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------- families
