@@ -208,15 +208,14 @@ class FedProxVRMoments:
         return (first + sum(per_t)) / (self.tau + 1)
 
     def estimator_errors(self, z0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(E‖∇F_n(w_t) − v_t‖², paper bound) for t = 1..τ−1 per device, deterministic z̄ = z0: shapes (K, τ−1).
+        """(E‖∇F_n(w_t) − v_t‖², step term) for t = 1..τ−1 per device, deterministic z̄ = z0: shapes (K, τ−1).
 
-        Bounds: SVRG (35) L_ms²E‖w_t − w̄‖² ... here with the mean-squared constant of each device,
-        (1/B)mean_i‖Q_i − A_n‖² form is exact; the returned bound uses the paper's L (max_i‖Q_i‖₂):
-        SVRG L²E‖w_t − w̄‖²; SARAH (33) Σ_{j=1}^{t} L²E‖w_j − w_{j−1}‖²."""
+        The error is exact: v_t − ∇F_n(w_t) = (Q_I − A_n)(z_t − z̄) (SVRG) or (Q_I − A_n)(z_t − z_{t−1}) + e_{t−1}
+        (SARAH, e_0 = 0) with I independent of the state.  The step term is what (35) and (33) multiply by L²:
+        SVRG E‖w_t − w̄‖², SARAH Σ_{j=1}^{t} E‖w_j − w_{j−1}‖²."""
         d, b = self.d, self.blocks
         states = self.local_states(np.outer(z0, z0))
         Dev = self.Q - self.A[:, None]  # (K, n, d, d)
-        L = float(np.max(np.abs(np.linalg.eigvalsh(self.Q))))
         n = Dev.shape[1]
         errs, bounds = [], []
         carry = np.zeros(self.A.shape[0])
@@ -234,10 +233,10 @@ class FedProxVRMoments:
                 carry = carry + fresh
                 steps_sum = steps_sum + np.trace(D, axis1=-2, axis2=-1)
                 errs.append(carry.copy())
-                bounds.append(L**2 * steps_sum)
+                bounds.append(steps_sum.copy())
             elif self.estimator == "svrg":
                 errs.append(fresh)
-                bounds.append(L**2 * np.trace(D, axis1=-2, axis2=-1))
+                bounds.append(np.trace(D, axis1=-2, axis2=-1))
             else:
                 raise ValueError("estimator errors are defined for svrg and sarah")
         return np.array(errs).T, np.array(bounds).T

@@ -456,6 +456,45 @@ class Lemma1Claim(_DinhClaim):
                             extra={"eq53_ratio": float(np.max(exact) / eq53), "config": cfg})
 
 
+@dataclass(frozen=True)
+class EstimatorErrorClaim(_DinhClaim):
+    """(35) SVRG: E‖∇F_n(w⁽ᵗ⁾) − v⁽ᵗ⁾‖² ≤ L²E‖w⁽ᵗ⁾ − w̄‖²; (33) SARAH: ≤ Σ_{j≤t} L²E‖w⁽ʲ⁾ − w⁽ʲ⁻¹⁾‖², at every local
+    step t = 1..τ−1 of every device, with both sides computed exactly from the update rules (the estimator is not
+    visible in the algorithm's output).  L is the paper's (3), max_i‖Q_i‖₂; the ratio with the mean-squared
+    constant L_ms (all the proofs of (33)/(35) need) is reported as well."""
+
+    estimator: str = "svrg"
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        from fedrates.solvers import algorithms
+
+        problem, consts, _ = self._setup()
+        alg = algorithms.make(_ALG_NAME[self.estimator], **self.hyper)
+        err, steps = _moments(problem, consts, alg).estimator_errors(self._w0(problem) - consts.w_star)
+        bound = consts.L**2 * steps
+        vals = {"error": err.reshape(-1), "bound": bound.reshape(-1)}
+        df = pd.DataFrame({"seed": np.int64(seeds[0]), "round": np.arange(err.size), "iterations": 0,
+                           "diverged": False, **vals})
+        return records_from_trace(df, claim=self, point_index=0, point=point, metrics=list(vals),
+                                  problem_dim=problem.dim)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, consts, ref = self._setup()
+        err = records[records["metric"] == "error"].sort_values("round")["value"].to_numpy()
+        bound = records[records["metric"] == "bound"].sort_values("round")["value"].to_numpy()
+        ratio = float(np.max(err / bound))
+        ok = bool(np.all(err <= bound * (1 + 1e-9)))
+        res = CheckResult("pass" if ok else "fail", f"max exact error/bound = {ratio:.4g} over {err.size} (device, t)",
+                          "error ≤ L²·(step term)", "floating point only (exact expectations)",
+                          "the estimator-error bound holds at every local step" if ok else
+                          "the estimator error exceeds the bound at some local step")
+        ms = ratio * consts.L**2 / consts.L_ms**2
+        return self.verdict(res, conditions=[], seeds=_seeds(records), constants={"L": consts.L, "L_ms": consts.L_ms,
+                                                                                  **self.hyper},
+                            statement=self.title, reference_gap=ref.gap, smallest_measured=float(np.min(err[err > 0])),
+                            bound_ratio=ratio, extra={"ratio_with_L_ms": ms})
+
+
 # ---- Theorem 1 and its per-round descent --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class AdversarialDescentClaim(_DinhClaim):
@@ -587,6 +626,7 @@ class TheoremClaim(_DinhClaim):
         gap = 0.5 * np.einsum("srd,de,sre->sr", Z, consts.Abar, Z)
         vals = {f"grad_sq_{s}": grad_sq[s] for s in range(self.T + 1)}
         vals.update({f"gap_{s}": gap[s] for s in range(self.T + 1)})
+        vals["step_sq_1"] = np.sum((X[1] - X[0]) ** 2, axis=1)
         return _rows(self, point, label, vals, problem.dim, rnd=self.T, replica=rep)
 
     def _exact(self) -> tuple[np.ndarray, np.ndarray]:
@@ -594,8 +634,10 @@ class TheoremClaim(_DinhClaim):
 
         problem, consts, _ = self._setup()
         alg = algorithms.make("fedproxvr_sarah", **_theory_hyper(self))
-        _, S = _moments(problem, consts, alg).rounds(self._w0(problem) - consts.w_star, self.T)
+        z0 = self._w0(problem) - consts.w_star
+        m, S = _moments(problem, consts, alg).rounds(z0, self.T)
         A = consts.Abar
+        object.__setattr__(self, "_step_exact", float(np.trace(S[1]) - 2 * z0 @ m[1] + z0 @ z0))  # E‖w̄¹ − w̄⁰‖²
         return np.einsum("sde,ed->s", S, A @ A), 0.5 * np.einsum("sde,ed->s", S, A)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
@@ -607,7 +649,7 @@ class TheoremClaim(_DinhClaim):
         T = self.T
         values = _theta_values(consts, mu=hyper["mu"], beta=hyper["beta"], tau=hyper["tau"], theta=self.theta, T=T)
         thm_id = {"avg0": "dinh.thm1.corrected", "avg1": "dinh.thm1", "cor1": "dinh.cor1", "pl": "dinh.thm1.eq86",
-                  "descent": "dinh.thm1.eq86"}[self.quantity]
+                  "descent": "dinh.thm1.eq86", "lem3": "dinh.lem3"}[self.quantity]
         thm = catalog.get(thm_id)
         values["eps"] = 1.0
         values["gradF_sq"] = 1.0
@@ -633,6 +675,10 @@ class TheoremClaim(_DinhClaim):
         elif self.quantity == "descent":
             y, expected = (F[:, 1] - F[:, 0])[:, None], np.array([gap_exact[1] - gap_exact[0]])
             bound = np.array([-Theta * g_exact[0]])
+        elif self.quantity == "lem3":
+            y, expected = _per_seed(records, "step_sq_1")[:, None], np.array([self.__dict__["_step_exact"]])
+            bound = np.array([4 * (1 + self.theta**2) * (1 + consts.sigma_bar_sq) / (hyper["mu"] - consts.lam) ** 2
+                              * g_exact[0]])
         else:  # cor1: running averages of the exact expectations against ε = Δ/(ΘT)
             # the running average at T = 1 is the deterministic ‖∇F̄(w̄⁰)‖²: Monte Carlo is checked from T = 2 on
             run = np.cumsum(G[:, :T], axis=1) / np.arange(1, T + 1)
@@ -900,6 +946,26 @@ def _patch_a_min_linear() -> Any:
     return mock.patch.object(fb, "a_min", lambda tau: 16.0 * (tau + 1))
 
 
+def _patch_L_of_F() -> Any:
+    """The smoothness of F_n (max_n λ_max(A_n)) used where (3) needs the per-sample constant max_i‖Q_i‖₂."""
+    from contextlib import contextmanager
+    from unittest import mock
+
+    from fedrates.solvers import fedproxvr_constants
+
+    original = fedproxvr_constants.compute
+
+    @contextmanager
+    def ctx():
+        _instance.cache_clear()
+        with mock.patch.object(fedproxvr_constants, "compute",
+                               lambda problem, w0=None: dataclasses.replace(c := original(problem, w0), L=c.L_F)):
+            yield
+        _instance.cache_clear()
+
+    return ctx()
+
+
 def _patch_tau_lower_theta() -> Any:
     """τ_lower with θ where (13) has θ²."""
     from unittest import mock
@@ -934,7 +1000,7 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   "proximal term anchored at 0 (weight decay) instead of at the server point w̄^{(s−1)}",
                   ("dinh.alg1/limit-svrg",), apply=_with("svrg-anchor-zero")),
     BrokenVariant("fedproxvr_sarah/no-prox", "algorithm", "the prox of h_s dropped (plain local steps)",
-                  ("dinh.alg1/inner-sarah", "dinh.thm1*/sarah", "dinh.cor1/sarah", "dinh.pl/sarah"),
+                  ("dinh.alg1/inner-sarah", "dinh.thm1*/sarah", "dinh.cor1/sarah", "dinh.pl/sarah", "dinh.lem3/sarah"),
                   apply=_with("sarah-no-prox")),
     BrokenVariant("fedproxvr_sarah/last-iterate", "algorithm",
                   "returns the last local iterate w⁽τ⁾ where the analysis draws t' ~ U{0..τ}",
@@ -948,6 +1014,8 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("dinh.thm1.eq86/adversarial*",), patch=_patch_theta_squared),
     BrokenVariant("constants/a-min-linear", "constants", "a_min(τ) of (65) replaced by its leading term 16(τ + 1)",
                   ("dinh.rem1/svrg-large-beta",), patch=_patch_a_min_linear),
+    BrokenVariant("constants/L-of-F", "constants", "L of (3) taken as the smoothness of F_n instead of max_i‖∇²f_i‖",
+                  ("dinh.eq35/*",), patch=_patch_L_of_F),
     BrokenVariant("constants/tau-lower-theta", "constants", "τ_lower of (13) with θ in place of θ²",
                   ("dinh.rem1/tau-order",), patch=_patch_tau_lower_theta),
 )
@@ -1012,6 +1080,13 @@ CLAIMS: tuple[Claim, ...] = (
                 why=_EXACT_WHY + "; then exact vs θ²", metric="local_grad_norm_sq_ratio", x="device",
                 problem_params=dict(THEORY_LS), theta=0.6, estimator="svrg",
                 n_seeds={"quick": 3, "standard": 6, "full": 10}),
+    *(EstimatorErrorClaim(
+        id=f"dinh.eq35/{est}", theorem="dinh.eq35", algorithm=_ALG_NAME[est], problem="dinh_ls",
+        title=f"({'35' if est == 'svrg' else '33'}): {est.upper()} estimator error ≤ L² × step term at every step",
+        regime="Realisable least squares (N = 3, D_n = 6, d = 2); β = 3.5, μ = 1, τ = 10, B = 1; exact expectations.",
+        why="both sides exact from the update rules; L = max_i‖x_i‖² as in (3)", metric="error", x="step",
+        problem_params=dict(THEORY_LS), hyper={"beta": 3.5, "mu": 1.0, "tau": 10, "batch": 1}, estimator=est,
+        n_seeds={"quick": 1, "standard": 1, "full": 1}) for est in ("svrg", "sarah")),
     AdversarialDescentClaim(
         id="dinh.thm1.eq86/adversarial", theorem="dinh.thm1.eq86", algorithm="oracle", problem="dinh_ls",
         title="(86): one round with any θ-inexact local solutions decreases F̄ by ≥ Θ‖∇F̄‖² (adversarial oracle)",
@@ -1030,6 +1105,10 @@ CLAIMS: tuple[Claim, ...] = (
                  title="(86): FedProxVR-SARAH's first round decreases E F̄ by ≥ Θ‖∇F̄(w̄⁰)‖²",
                  regime=_THEORY_REGIME, why=_EXACT_WHY, metric="gap", x="round", problem_params=dict(THEORY_LS),
                  quantity="descent", n_seeds={"quick": 4, "standard": 8, "full": 16}),
+    TheoremClaim(id="dinh.lem3/sarah", theorem="dinh.lem3", algorithm="fedproxvr_sarah", problem="dinh_ls",
+                 title="Lemma 3: E‖w̄^(1) − w̄^(0)‖² ≤ 4(1 + θ²)(1 + σ̄²)/μ̃² ‖∇F̄(w̄^(0))‖²", regime=_THEORY_REGIME,
+                 why=_EXACT_WHY, metric="step_sq", x="round", problem_params=dict(THEORY_LS), quantity="lem3",
+                 n_seeds={"quick": 4, "standard": 8, "full": 16}),
     TheoremClaim(id="dinh.thm1.corrected/sarah", theorem="dinh.thm1.corrected", algorithm="fedproxvr_sarah",
                  problem="dinh_ls", title="Theorem 1 (proved range s = 0..T−1): average E‖∇F̄‖² ≤ Δ/(ΘT)",
                  regime=_THEORY_REGIME, why=_EXACT_WHY, metric="grad_sq", x="round",
