@@ -14,8 +14,8 @@ from fedrates.verify.sweep import run_claims
 
 PROFILE = "quick"
 CLAIMS = {c.id: c for c in dinh.CLAIMS}
-#: the slowest claims (Lemma 1 at τ ≈ 100–150 on 1500 samples per device) are run against one variant each
-SLOW = {"dinh.lem1/sarah", "dinh.lem1/svrg"}
+#: the slowest claims (Lemma 1 at τ ≈ 100–150 on 1500 samples per device) run against one variant each
+SLOW = {"dinh.lem1/sarah", "dinh.lem1/svrg", "dinh.tradeoff/tau"}
 
 
 def verdict(claim, base_seed=0):

@@ -457,6 +457,139 @@ class Lemma1Claim(_DinhClaim):
 
 
 @dataclass(frozen=True)
+class TauTradeoffClaim(Lemma1Claim):
+    """Remark 1(2), the τ trade-off: at fixed β and μ, the local accuracy r(τ) = E‖∇J_n(w_n)‖²/‖∇F_n(w̄)‖² decreases
+    in τ and stays below the (53) bound C_loc/(τ + 1) at every τ of the grid (device 0; MC against the exact value,
+    two-sided, then the exact values against the trend and the bound)."""
+
+    fractions: tuple[float, ...] = (0.125, 0.25, 0.5, 1.0)
+
+    def _taus(self) -> list[int]:
+        tau0 = self._config()["tau"]
+        return sorted({max(2, int(round(f * tau0))) for f in self.fractions})
+
+    def points(self, profile: str) -> list[dict]:
+        h = self._hyper()
+        return [{"problem": self.family, **self.problem_params, **h, "tau": t, "index": i,
+                 "replicas": self.replicas[profile]} for i, t in enumerate(self._taus())]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, consts, ref = self._setup()
+        hyper = {**self._hyper(), "tau": point["tau"]}
+        w0 = self._w0(problem)
+        run, label, rep = _replicas(list(seeds), point)
+        alg = _make_alg(self, self.algorithm, **hyper, L=consts.L)
+        _, X = _run_states(alg, device_problem(problem, 0), 1, run, w0, ref)
+        A, b = consts.A[0], consts.b[0]
+        gJ = X[1] @ A.T - b + hyper["mu"] * (X[1] - w0)
+        gF = A @ w0 - b
+        ratio = np.sum(gJ * gJ, axis=1) / (gF @ gF)
+        at_anchor = np.all(X[1] == w0, axis=1).astype(float)
+        vals = {"ratio": ratio - (at_anchor - 1.0 / (point["tau"] + 1))}
+        return _rows(self, point, label, vals, problem.dim, rnd=1, replica=rep)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        from fedrates.bounds import catalog
+        from fedrates.solvers import algorithms
+
+        problem, consts, ref = self._setup()
+        cfg, taus = self._config(), self._taus()
+        z0 = self._w0(problem) - consts.w_star
+        gF = consts.A[0] @ z0
+        exact = []
+        for t in taus:
+            alg = algorithms.make(_ALG_NAME[self.estimator], **{**self._hyper(), "tau": t})
+            exact.append(float(_moments(problem, consts, alg).surrogate_grad_sq(z0)[0] / (gF @ gF)))
+        exact = np.array(exact)
+        y = np.stack([_per_seed(records, "ratio", point=i) for i in range(len(taus))], axis=1)
+        mc = checks.exact_expectation(y, exact)
+        thm = catalog.get("dinh.lem1.eq53")
+        bounds = np.array([thm.evaluate(_theta_values(consts, mu=cfg["mu"], beta=cfg["beta"], tau=t,
+                                                      theta=self.theta)) for t in taus])
+        if mc.verdict != "pass":
+            result = mc
+            result.message = f"the algorithm's law differs from Algorithm 1's exact one: {mc.message}"
+        else:
+            ok = bool(np.all(np.diff(exact) < 0) and np.all(exact <= bounds * (1 + 1e-9)))
+            result = CheckResult("pass" if ok else "fail",
+                                 f"r(τ) at τ = {taus}: {np.array2string(exact, precision=4)} "
+                                 f"(MC agrees: {mc.measured})",
+                                 f"decreasing and ≤ C_loc/(τ+1) = {np.array2string(bounds, precision=4)}", mc.tolerance,
+                                 "decreasing in τ and below (53) at every τ" if ok else
+                                 "not decreasing in τ or above (53) somewhere")
+        return self.verdict(result, conditions=[], seeds=_seeds(records),
+                            constants={"mu": cfg["mu"], "beta": cfg["beta"], "L": consts.L},
+                            statement="Remark 1(2): more local iterations give a more accurate local solution",
+                            reference_gap=ref.gap, smallest_measured=float(exact.min()),
+                            bound_ratio=float(np.max(exact / bounds)),
+                            extra={"r_times_tau_plus_1": (exact * (np.array(taus) + 1)).tolist()})
+
+
+@dataclass(frozen=True)
+class MuTradeoffClaim(_DinhClaim):
+    """Remark 2(2) / Fig. 4, the μ trade-off: with the local problems solved accurately, the rounds T_ε to reach
+    E[F̄ − F̄*] ≤ εΔ grow linearly in μ when μ ≫ L (Θ ≈ const/μ): log-log slope 1 ± 0.2 over μ ∈ [8, 64]·L_F.
+    T_ε comes from the exact moment recursion; the algorithm's law is checked first (MC vs exact after 3 rounds,
+    two-sided, at every μ)."""
+
+    multipliers: tuple[float, ...] = (8.0, 16.0, 32.0, 64.0)
+    eps: float = 1e-2
+    rounds: int = 3
+    replicas: dict = field(default_factory=lambda: {"quick": 50, "standard": 50, "full": 100})
+
+    def _mus(self) -> list[float]:
+        _, consts, _ = self._setup()
+        return [m * consts.L_F for m in self.multipliers]
+
+    def points(self, profile: str) -> list[dict]:
+        return [{"problem": self.family, **self.problem_params, **self.hyper, "mu": mu, "index": i,
+                 "replicas": self.replicas[profile]} for i, mu in enumerate(self._mus())]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, consts, ref = self._setup()
+        run, label, rep = _replicas(list(seeds), point)
+        _, X = _run_states(self._alg(mu=point["mu"]), problem, self.rounds, run, self._w0(problem), ref)
+        Z = X[-1] - consts.w_star
+        gap = 0.5 * np.einsum("rd,de,re->r", Z, consts.Abar, Z)
+        return _rows(self, point, label, {"gap": gap}, problem.dim, rnd=self.rounds, replica=rep)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        from fedrates.solvers import algorithms
+
+        problem, consts, ref = self._setup()
+        z0 = self._w0(problem) - consts.w_star
+        Delta = 0.5 * z0 @ consts.Abar @ z0
+        mus, short, T_eps = self._mus(), [], []
+        for mu in mus:
+            mom = _moments(problem, consts, algorithms.make(self.algorithm, **{**self.hyper, "mu": mu}))
+            Pbar, op = mom.round_operator
+            S = np.outer(z0, z0)
+            gaps = []
+            for _ in range(100000):
+                gaps.append(0.5 * float(np.sum(consts.Abar * S)))
+                if gaps[-1] <= self.eps * Delta:
+                    break
+                S = (op @ S.reshape(-1)).reshape(S.shape)
+            short.append(gaps[self.rounds])
+            T_eps.append(len(gaps) - 1)
+        y = np.stack([_per_seed(records, "gap", point=i) for i in range(len(mus))], axis=1)
+        mc = checks.exact_expectation(y, np.array(short))
+        slope = float(np.polyfit(np.log(mus), np.log(T_eps), 1)[0])
+        if mc.verdict != "pass":
+            result = mc
+            result.message = f"the algorithm's law differs from Algorithm 1's exact one: {mc.message}"
+        else:
+            ok = abs(slope - 1.0) <= 0.2 and bool(np.all(np.diff(T_eps) > 0))
+            result = CheckResult("pass" if ok else "fail", f"T_ε = {T_eps} at μ/L_F = {list(self.multipliers)}; "
+                                 f"log-log slope {slope:.3f} (MC agrees: {mc.measured})", "slope 1 (T_ε ∝ μ)",
+                                 "± 0.2", "T_ε grows linearly in μ" if ok else "T_ε does not grow like μ")
+        return self.verdict(result, conditions=[], seeds=_seeds(records), constants={"L_F": consts.L_F, "m": consts.m,
+                                                                                     **self.hyper},
+                            statement="Remark 2(2): a larger mu needs more rounds (Theta ~ const/mu)",
+                            reference_gap=ref.gap, smallest_measured=float(min(short)), extra={"T_eps": T_eps})
+
+
+@dataclass(frozen=True)
 class EstimatorErrorClaim(_DinhClaim):
     """(35) SVRG: E‖∇F_n(w⁽ᵗ⁾) − v⁽ᵗ⁾‖² ≤ L²E‖w⁽ᵗ⁾ − w̄‖²; (33) SARAH: ≤ Σ_{j≤t} L²E‖w⁽ʲ⁾ − w⁽ʲ⁻¹⁾‖², at every local
     step t = 1..τ−1 of every device, with both sides computed exactly from the update rules (the estimator is not
@@ -1000,11 +1133,13 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   "proximal term anchored at 0 (weight decay) instead of at the server point w̄^{(s−1)}",
                   ("dinh.alg1/limit-svrg",), apply=_with("svrg-anchor-zero")),
     BrokenVariant("fedproxvr_sarah/no-prox", "algorithm", "the prox of h_s dropped (plain local steps)",
-                  ("dinh.alg1/inner-sarah", "dinh.thm1*/sarah", "dinh.cor1/sarah", "dinh.pl/sarah", "dinh.lem3/sarah"),
+                  ("dinh.alg1/inner-sarah", "dinh.thm1*/sarah", "dinh.cor1/sarah", "dinh.pl/sarah", "dinh.lem3/sarah",
+                   "dinh.tradeoff/mu"),
                   apply=_with("sarah-no-prox")),
     BrokenVariant("fedproxvr_sarah/last-iterate", "algorithm",
                   "returns the last local iterate w⁽τ⁾ where the analysis draws t' ~ U{0..τ}",
-                  ("dinh.alg1/mean-sarah", "dinh.lem1/sarah"), apply=_with("sarah-last-iterate")),
+                  ("dinh.alg1/mean-sarah", "dinh.lem1/sarah", "dinh.tradeoff/tau"),
+                  apply=_with("sarah-last-iterate")),
     BrokenVariant("fedproxvr_svrg/last-iterate", "algorithm",
                   "returns the last local iterate w⁽τ⁾ where the analysis draws t' ~ U{0..τ}",
                   ("dinh.alg1/mean-svrg",), apply=_with("svrg-last-iterate")),
@@ -1087,6 +1222,18 @@ CLAIMS: tuple[Claim, ...] = (
         why="both sides exact from the update rules; L = max_i‖x_i‖² as in (3)", metric="error", x="step",
         problem_params=dict(THEORY_LS), hyper={"beta": 3.5, "mu": 1.0, "tau": 10, "batch": 1}, estimator=est,
         n_seeds={"quick": 1, "standard": 1, "full": 1}) for est in ("svrg", "sarah")),
+    TauTradeoffClaim(id="dinh.tradeoff/tau", theorem="dinh.lem1.eq53", algorithm="fedproxvr_sarah",
+                     problem="dinh_ls", title="Remark 1(2): the local accuracy improves with τ and stays below (53)",
+                     regime=_THEORY_REGIME + " τ ∈ {1/8, 1/4, 1/2, 1} × ⌈τ_lower⌉, device 0.",
+                     why=_EXACT_WHY, metric="local_grad_norm_sq_ratio", x="local_steps",
+                     problem_params=dict(THEORY_LS), n_seeds={"quick": 3, "standard": 4, "full": 10}),
+    MuTradeoffClaim(id="dinh.tradeoff/mu", theorem="dinh.thm1", algorithm="fedproxvr_sarah", problem="dinh_ls",
+                    title="Remark 2(2): rounds to ε grow linearly in μ (μ ≫ L)",
+                    regime="Realisable least squares (N = 3, D_n = 6, d = 2); β = 10, τ = 60, B = 1, μ ∈ {8, 16, 32, "
+                           "64}·L_F, ε = 1e-2 of the initial gap.",
+                    why="exact T_ε from the moment recursion after checking the algorithm's law", metric="gap",
+                    x="mu", problem_params=dict(THEORY_LS), hyper={"beta": 10.0, "tau": 60, "batch": 1},
+                    n_seeds={"quick": 4, "standard": 6, "full": 10}),
     AdversarialDescentClaim(
         id="dinh.thm1.eq86/adversarial", theorem="dinh.thm1.eq86", algorithm="oracle", problem="dinh_ls",
         title="(86): one round with any θ-inexact local solutions decreases F̄ by ≥ Θ‖∇F̄‖² (adversarial oracle)",
