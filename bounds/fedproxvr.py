@@ -68,17 +68,16 @@ def svrg_feasible(tau: float, beta: float) -> bool:
 
 def tau_max_svrg(beta: float) -> float:
     """Largest real τ ≥ 0 with 8(τ + 2)a_min(τ) ≤ 5β² − 4β (bisection; −inf if even τ = 0 is infeasible)."""
+    from scipy.optimize import brentq
+
     rhs = 5 * beta**2 - 4 * beta
     g = lambda t: 8 * (t + 2) * a_min(t) - rhs  # noqa: E731 - increasing in t
     if g(0.0) > 0:
         return -math.inf
-    lo, hi = 0.0, 1.0
+    hi = 1.0
     while g(hi) <= 0:
         hi *= 2
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if g(mid) <= 0 else (lo, mid)
-    return lo
+    return float(brentq(g, 0.0, hi, xtol=1e-14, rtol=1e-15, maxiter=500))
 
 
 def Theta(L: float, lam: float, mu: float, theta: float, sigma_bar_sq: float) -> float:
@@ -118,7 +117,7 @@ def beta_min_svrg(L: float, mu: float, lam: float, theta: float, beta_max: float
     (nan, nan) when no β ≤ ``beta_max`` is feasible (Remark 1(1) fails for SVRG: see dinh.lem1.svrg's notes)."""
     validate(theta=theta, mu=mu, lam=lam)
     gap = lambda b: tau_max_svrg(b) - tau_lower(b, L, mu, lam, theta)  # noqa: E731
-    grid = np.geomspace(3.0 + 1e-6, beta_max, 4000)
+    grid = np.geomspace(3.0 + 1e-6, beta_max, 600)
     ok = [b for b in grid if gap(b) >= 0]
     if not ok:
         return math.nan, math.nan

@@ -100,7 +100,18 @@ def _theta_values(consts: Any, *, mu: float, beta: float, tau: float, theta: flo
                                                                           _TINY), "T": float(T)}
 
 
+_CONFIGS: dict[tuple, dict[str, float]] = {}
+
+
 def theory_config(consts: Any, theta: float, estimator: str = "sarah") -> dict[str, float]:
+    """:func:`_compute_theory_config`, cached per (L, λ, σ̄², θ, estimator)."""
+    key = (float(consts.L), float(consts.lam), float(consts.sigma_bar_sq), float(theta), estimator)
+    if key not in _CONFIGS:
+        _CONFIGS[key] = _compute_theory_config(consts, theta, estimator)
+    return dict(_CONFIGS[key])
+
+
+def _compute_theory_config(consts: Any, theta: float, estimator: str = "sarah") -> dict[str, float]:
     """A configuration inside every condition: μ = argmax_μ Θ (log-grid), β = 1.05β_min (SARAH, (15)) or 1.02× the
     smallest SVRG-feasible β, τ = ⌈τ_lower(β)⌉ (13)/(14)."""
     from fedrates.bounds import fedproxvr as fb
