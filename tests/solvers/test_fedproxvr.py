@@ -261,3 +261,28 @@ def test_training_time_optimisation_reproduces_the_hand_solved_table():
 def test_formula_inputs_validated(kw):
     with pytest.raises(InputError):
         fb.validate(**kw)
+
+
+@pytest.mark.parametrize("estimator", ["sarah", "svrg"])
+def test_estimator_errors_match_enumeration(estimator):
+    """E‖∇F_n(w_t) − v_t‖² of the recursion against every index path (1 device × 3 samples, τ = 4)."""
+    pb = problems.make("dinh_ls", clients=1, samples=3, dim=2, seed=7)
+    fs = finite_sum(pb)
+    eta, mu, tau = 0.04, 1.0, 4
+    z0 = np.array([0.5, 1.5])
+    Q = fs.sample_hessians[0]
+    A = Q.mean(axis=0)
+    errs = np.zeros(tau - 1)
+    steps = np.zeros(tau - 1)
+    for path in itertools.product(range(3), repeat=tau - 1):
+        v0 = A @ z0
+        z_prev, z, v = z0, (z0 - eta * v0 + eta * mu * z0) / (1 + eta * mu), v0
+        acc = 0.0
+        for t, i in enumerate(path):
+            v = Q[i] @ z - Q[i] @ (z_prev if estimator == "sarah" else z0) + (v if estimator == "sarah" else v0)
+            errs[t] += np.sum((A @ z - v) ** 2) / 3 ** (tau - 1)
+            acc += np.sum((z - z_prev) ** 2)
+            steps[t] += (acc if estimator == "sarah" else np.sum((z - z0) ** 2)) / 3 ** (tau - 1)
+            z_prev, z = z, (z - eta * v + eta * mu * z0) / (1 + eta * mu)
+    err, step = FedProxVRMoments(fs, pb.weights, estimator, eta, mu, tau, 1).estimator_errors(z0)
+    assert np.allclose(err[0], errs, rtol=1e-12, atol=1e-16) and np.allclose(step[0], steps, rtol=1e-12)
