@@ -16,11 +16,12 @@ Families (equal D_n = ``samples`` on every device, so p_n = D_n/D = 1/N):
   ± pairs (Σ_n p_n E_n = 0, N even), so that Ā = Σ_n p_n X_nᵀX_n/D_n ≻ 0 while the A_n of the "−" devices are
   indefinite for e large enough; y_i = x_iᵀc so every sample gradient vanishes at c = w* (assumption (5) finite).
 
-Both are stored as :class:`ShiftedSampleLeastSquares` (E = 0 for ``dinh_ls``; then it is exactly a
-:class:`~fedrates.solvers.problems.datafits.SampleLeastSquares`).  For ``dinh_nc`` the generic gradient oracle of
-:mod:`fedrates.solvers.oracles` would draw least-squares minibatches without the shift, so its ``sampling`` is
-``gaussian`` with σ = 0 (generic algorithms get exact gradients); the FedProxVR algorithms draw samples through
-:func:`sample_gradients`, which includes the shift.
+``dinh_ls`` is stored as a :class:`ShiftedSampleLeastSquares` with E = 0 (exactly a
+:class:`~fedrates.solvers.problems.datafits.SampleLeastSquares`: every generic tool sees its samples).  ``dinh_nc``
+is stored as the exact per-device quadratics (a :class:`~fedrates.solvers.problems.datafits.DenseQuadratic` with
+Q_n = A_n, so generic constants, references and oracles are exact; its ``sampling`` is ``gaussian`` with σ = 0, i.e.
+generic algorithms get exact gradients) and its per-sample structure in ``problem.extras["finite_sum"]``, from which
+the FedProxVR algorithms draw samples through :func:`sample_gradients` (shift included).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from fedrates.solvers.errors import InputError
 from fedrates.solvers.penalties import Zero
 from fedrates.solvers.problems._params import Family, Param
 from fedrates.solvers.problems.base import Problem
-from fedrates.solvers.problems.datafits import SampleLeastSquares
+from fedrates.solvers.problems.datafits import DenseQuadratic, SampleLeastSquares
 
 __all__ = ["ShiftedSampleLeastSquares", "FiniteSum", "finite_sum", "sample_gradients", "LS_FAMILY", "NC_FAMILY"]
 
@@ -103,6 +104,8 @@ class FiniteSum:
 
 def finite_sum(problem: Problem) -> FiniteSum | None:
     """The per-sample structure of ``problem`` (empirical least squares, optionally shifted), or None."""
+    if isinstance(problem.extras.get("finite_sum"), FiniteSum):
+        return problem.extras["finite_sum"]
     fit = problem.datafit
     if not isinstance(fit, SampleLeastSquares) or len(problem.shape) != 1:
         return None
@@ -189,12 +192,14 @@ def build_nc(params: dict, preset: str | None = None) -> Problem:
     base = params["shift"] * (np.outer(u, u) - 0.5 * np.outer(v, v))
     signs = np.where(np.arange(K) < K // 2, -1.0, 1.0)
     E = signs[:, None, None] * base[None]
-    fit = ShiftedSampleLeastSquares(X=X, y=X @ w_star, E=E, centre=w_star)
-    if np.linalg.eigvalsh(fit.mean_quadratic(np.full(K, 1.0 / K))[0]).min() <= 0:
+    samples = ShiftedSampleLeastSquares(X=X, y=X @ w_star, E=E, centre=w_star)
+    if np.linalg.eigvalsh(samples.mean_quadratic(np.full(K, 1.0 / K))[0]).min() <= 0:
         raise InputError("the drawn average Hessian is not positive definite; increase samples or change seed")
+    fit = DenseQuadratic(Q=samples.hessians, b=samples.linear_terms, c=samples.offsets)
     return Problem(family="dinh_nc", preset=preset, params=params, shape=(d,), weights=np.full(K, 1.0 / K),
                    datafit=fit, penalty=Zero(lam=0.0), truth=w_star, sampling="gaussian", noise_std=0.0,
-                   description="non-convex quadratics with indefinite device Hessians and PD average (Dinh et al.)")
+                   description="non-convex quadratics with indefinite device Hessians and PD average (Dinh et al.)",
+                   extras={"finite_sum": FiniteSum(X, X @ w_star, E, w_star, shifted=True)})
 
 
 LS_FAMILY = Family(

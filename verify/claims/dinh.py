@@ -366,13 +366,21 @@ class InnerClosedFormClaim(_DinhClaim):
 def device_problem(problem: Any, n: int) -> Any:
     """The one-device federation of device n (same samples, weight 1)."""
     from fedrates.solvers.problems.base import Problem
-    from fedrates.solvers.problems.finite_sum import ShiftedSampleLeastSquares
+    from fedrates.solvers.problems.datafits import DenseQuadratic
+    from fedrates.solvers.problems.finite_sum import FiniteSum, ShiftedSampleLeastSquares, finite_sum
 
-    fit = problem.datafit
-    sub = ShiftedSampleLeastSquares(X=fit.X[n:n + 1], y=fit.y[n:n + 1], E=fit.E[n:n + 1], centre=fit.centre)
+    fs = finite_sum(problem)
+    one = slice(n, n + 1)
+    extras = {}
+    if isinstance(problem.datafit, DenseQuadratic):
+        fit = problem.datafit
+        sub = DenseQuadratic(Q=fit.Q[one], b=fit.b[one], c=fit.c[one])
+        extras = {"finite_sum": FiniteSum(fs.X[one], fs.y[one], fs.E[one], fs.c, shifted=fs.shifted)}
+    else:
+        sub = ShiftedSampleLeastSquares(X=fs.X[one], y=fs.y[one], E=fs.E[one], centre=fs.c)
     return Problem(family=problem.family, preset=None, params={**problem.params, "device": n}, shape=problem.shape,
                    weights=np.ones(1), datafit=sub, penalty=problem.penalty, truth=problem.truth,
-                   sampling=problem.sampling, noise_std=problem.noise_std)
+                   sampling=problem.sampling, noise_std=problem.noise_std, extras=extras)
 
 
 @dataclass(frozen=True)
