@@ -609,6 +609,47 @@ class MuTradeoffClaim(_DinhClaim):
 
 
 @dataclass(frozen=True)
+class Lemma2Claim(_DinhClaim):
+    """Lemma 2 (36): ‖∇J_n(w)‖² ≤ 2(μ²η² + 1)‖G_n(w)‖² for all w, with the gradient mapping
+    G_n(w) = (w − prox_{ηh_s}(w − η∇F_n(w)))/η built from the algorithm's own prox and step (deterministic, random
+    w and anchors w̄ on every device)."""
+
+    n_points: int = 64
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, consts, _ = self._setup()
+        alg = self._alg()
+        eta = alg.step_size(problem)
+        rng = np.random.default_rng(36)
+        W = consts.w_star + rng.standard_normal((self.n_points, problem.dim))
+        anchor = consts.w_star + rng.standard_normal((self.n_points, problem.dim))
+        lhs, rhs = [], []
+        for A, b in zip(consts.A, consts.b, strict=True):
+            grad = W @ A.T - b
+            G = (W - alg.prox(W - eta * grad, anchor, eta)) / eta
+            gJ = grad + alg.mu * (W - anchor)
+            lhs.append(np.sum(gJ * gJ, axis=1))
+            rhs.append(2 * (alg.mu**2 * eta**2 + 1) * np.sum(G * G, axis=1))
+        vals = {"lhs": np.concatenate(lhs), "rhs": np.concatenate(rhs)}
+        df = pd.DataFrame({"seed": np.int64(seeds[0]), "round": np.arange(vals["lhs"].size), "iterations": 0,
+                           "diverged": False, **vals})
+        return records_from_trace(df, claim=self, point_index=0, point=point, metrics=list(vals),
+                                  problem_dim=problem.dim)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, consts, ref = self._setup()
+        lhs = records[records["metric"] == "lhs"].sort_values("round")["value"].to_numpy()
+        rhs = records[records["metric"] == "rhs"].sort_values("round")["value"].to_numpy()
+        ratio = float(np.max(lhs / rhs))
+        ok = bool(np.all(lhs <= rhs * (1 + 1e-9)))
+        res = CheckResult("pass" if ok else "fail", f"max ‖∇J_n‖²/(2(μ²η² + 1)‖G_n‖²) = {ratio:.4g} over {lhs.size}",
+                          "≤ 1", "floating point only", "(36) holds at every point" if ok else "(36) fails")
+        return self.verdict(res, conditions=[], seeds=_seeds(records), constants={"L": consts.L, **self.hyper},
+                            statement=self.title, reference_gap=0.0, smallest_measured=float(np.min(lhs)),
+                            bound_ratio=ratio)
+
+
+@dataclass(frozen=True)
 class EstimatorErrorClaim(_DinhClaim):
     """(35) SVRG: E‖∇F_n(w⁽ᵗ⁾) − v⁽ᵗ⁾‖² ≤ L²E‖w⁽ᵗ⁾ − w̄‖²; (33) SARAH: ≤ Σ_{j≤t} L²E‖w⁽ʲ⁾ − w⁽ʲ⁻¹⁾‖², at every local
     step t = 1..τ−1 of every device, with both sides computed exactly from the update rules (the estimator is not
@@ -1147,7 +1188,7 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("dinh.alg1/mean-sgd", "dinh.alg1/cov-sgd"), apply=_with("sgd-step-1-over-L")),
     BrokenVariant("fedproxvr_sarah/anchor-zero", "algorithm",
                   "proximal term anchored at 0 (weight decay) instead of at the server point w̄^{(s−1)}",
-                  ("dinh.alg1/limit-sarah",), apply=_with("sarah-anchor-zero")),
+                  ("dinh.alg1/limit-sarah", "dinh.lem2/*"), apply=_with("sarah-anchor-zero")),
     BrokenVariant("fedproxvr_svrg/anchor-zero", "algorithm",
                   "proximal term anchored at 0 (weight decay) instead of at the server point w̄^{(s−1)}",
                   ("dinh.alg1/limit-svrg",), apply=_with("svrg-anchor-zero")),
@@ -1234,6 +1275,13 @@ CLAIMS: tuple[Claim, ...] = (
                 why=_EXACT_WHY + "; then exact vs θ²", metric="local_grad_norm_sq_ratio", x="device",
                 problem_params=dict(THEORY_LS), theta=0.6, estimator="svrg",
                 n_seeds={"quick": 3, "standard": 6, "full": 10}),
+    *(Lemma2Claim(id=f"dinh.lem2/{fam}", theorem="dinh.lem2", algorithm="fedproxvr_sarah", problem=fam,
+                  title=f"Lemma 2: ‖∇J_n(w)‖² ≤ 2(μ²η² + 1)‖G_n(w)‖² at random w ({fam})",
+                  regime="64 random points and anchors per device; β = 4, μ = 2 (dinh_ls) or λ + 2 (dinh_nc).",
+                  why="deterministic inequality with the algorithm's own prox and step", metric="lhs", x="point",
+                  family=fam, problem_params=dict(params), hyper={"beta": 4.0, "mu": mu, "tau": 2},
+                  n_seeds={"quick": 1, "standard": 1, "full": 1})
+      for fam, params, mu in (("dinh_ls", EXACT_LS, 2.0), ("dinh_nc", EXACT_NC, 2.7))),
     *(EstimatorErrorClaim(
         id=f"dinh.eq35/{est}", theorem="dinh.eq35", algorithm=_ALG_NAME[est], problem="dinh_ls",
         title=f"({'35' if est == 'svrg' else '33'}): {est.upper()} estimator error ≤ L² × step term at every step",
