@@ -12,6 +12,10 @@ written from the paper's update rules) are the predictions of the exactness clai
 * ``dinh.alg1/inner-*``    exact gradients, last local iterate, τ large: one round equals Σ p_n argmin J_n exactly;
 * ``dinh.lem1/*``          Lemma 1 at its own τ = ⌈τ_lower⌉: E‖∇J_n(w_n)‖² ≤ θ²‖∇F_n(w̄)‖² (11′), MC against the
   exact value (two-sided) and the exact value against θ² and against (53);
+* ``dinh.lem2/*``, ``dinh.eq35/*``, ``dinh.lem3/sarah``: Lemma 2 (36) with the algorithm's prox, the estimator-error
+  bounds (33)/(35) (exact), Lemma 3 on the real algorithm;
+* ``dinh.tradeoff/tau``, ``dinh.tradeoff/mu``: Remark 1(2) (accuracy improves with τ, below (53)) and Remark 2(2)
+  (rounds to ε grow like μ);
 * ``dinh.thm1.eq86/*``     per-round descent: adversarial θ-inexact oracle (deterministic) and the real algorithm;
 * ``dinh.thm1.corrected/sarah``, ``dinh.thm1/sarah``, ``dinh.cor1/sarah``, ``dinh.pl/sarah``: Theorem 1 over the
   proved (0..T−1) and printed (1..T) index ranges, Corollary 1, and the derived PL rate (1 − 2mΘ)^TΔ;
