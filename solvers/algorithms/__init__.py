@@ -30,7 +30,8 @@ __all__ = [
 ]
 
 #: algorithm modules imported (and so registered) with the package; a module not written yet is skipped
-MODULES = ("fedavg", "fedprox", "fedda", "fast_fedda", "c_fedda", "pfl")
+MODULES = ("fedavg", "fedprox", "fedda", "fast_fedda", "c_fedda", "pfl", "fedproxvr_svrg", "fedproxvr_sarah",
+           "fedprox_sgd")
 
 for _name in MODULES:
     _module = f"{__name__}.{_name}"

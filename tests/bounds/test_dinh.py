@@ -15,7 +15,8 @@ from fedrates.bounds.symbols import sym
 
 # a point inside the theory regime: L = 1, lambda = 0.5, mu = 10, theta = 0.3 (Theta > 0, beta_min ~ 12.70)
 P = dict(L=1.0, lam=0.5, mu=10.0, theta=0.3, sigma_bar_sq=0.05, beta=13.0, tau=96.0, a=30.0, eta=0.07,
-         G_sq=2.0, gradF_sq=0.8, Delta=2.0, T=100.0, eps=1e-3)
+         G_sq=2.0, gradF_sq=0.8, Delta=2.0, T=100.0, eps=1e-3, m=0.2, gamma=0.01, dw_sq=0.3, M_exact=0.7,
+         gap_sgd=0.4)
 L, lam, mu, th, s2, beta, tau = (P[k] for k in ("L", "lam", "mu", "theta", "sigma_bar_sq", "beta", "tau"))
 mut = mu - lam
 
@@ -38,6 +39,14 @@ EXPECTED = {
     "dinh.thm1.corrected": P["Delta"] / (_big_theta() * P["T"]),
     "dinh.thm1.eq86": -_big_theta() * P["gradF_sq"],
     "dinh.cor1": P["Delta"] / (_big_theta() * P["eps"]),
+    # statements added with the seed-002 verification: (16), (22)-(23), (33)/(35), the PL corollary, identities
+    "dinh.rem1.3": (5 * beta**2 - 4 * beta) / 8,
+    "dinh.sec4.3": (1 + P["gamma"] * (5 * beta**2 - 4 * beta) / 8) / _big_theta(
+        th=math.sqrt(24 * (beta**2 * L**2 + mu**2) / (mut * L * (5 * beta**2 - 4 * beta) * (beta - 3)))),
+    "dinh.eq35": L**2 * P["dw_sq"],
+    "dinh.pl": (1 - 2 * P["m"] * _big_theta()) ** P["T"] * P["Delta"],
+    "dinh.alg1": P["M_exact"],
+    "dinh.sec5": P["gap_sgd"],
 }
 
 
@@ -76,7 +85,18 @@ VIOLATIONS = {
 THEOREM1_LIKE = ("dinh.thm1", "dinh.thm1.corrected", "dinh.thm1.eq86", "dinh.cor1")
 
 
-@pytest.mark.parametrize("theorem_id", sorted(set(EXPECTED) - {"dinh.lem2", "dinh.lem1.svrg"}))
+ADDED = {"dinh.rem1.3", "dinh.sec4.3", "dinh.eq35", "dinh.pl", "dinh.alg1", "dinh.sec5"}
+
+
+@pytest.mark.parametrize("theorem_id, change", [("dinh.rem1.3", {"beta": 2.5}), ("dinh.sec4.3", {"mu": 3.0}),
+                                                ("dinh.pl", {"mu": 3.0})])
+def test_added_statements_conditions(theorem_id, change):
+    theorem = get(theorem_id)
+    assert all(bool(_at(c, P)) for c in theorem.conditions)
+    assert not all(bool(_at(c, {**P, **change})) for c in theorem.conditions)
+
+
+@pytest.mark.parametrize("theorem_id", sorted(set(EXPECTED) - {"dinh.lem2", "dinh.lem1.svrg"} - ADDED))
 def test_conditions_hold_at_admissible_point_and_fail_outside(theorem_id):
     theorem = get(theorem_id)
     assert all(bool(_at(c, P)) for c in theorem.conditions)
@@ -200,7 +220,7 @@ def test_theta_positive_needs_mu_above_4L():
 def test_metadata_consistent():
     for theorem in all_theorems("dinh"):
         assert theorem.paper == "dinh" and theorem.statement and theorem.equation
-        assert set(theorem.algorithms) <= {"fedproxvr_sarah", "fedproxvr_svrg"}
+        assert set(theorem.algorithms) <= {"fedproxvr_sarah", "fedproxvr_svrg", "fedprox_sgd"}
         assert all(s.is_positive for s in theorem.free_symbols)
     assert get("dinh.thm1").vocabulary() == {"T": "rounds", "tau": "local_steps"}
     assert get("dinh.thm1").errata

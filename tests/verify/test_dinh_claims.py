@@ -1,0 +1,96 @@
+"""Soundness of the seed-002 claims (Dinh et al., FedProxVR): the correct algorithms pass for several base seeds,
+every broken variant of ``verify.claims.dinh.VARIANTS`` fails the claims it names, the errata claims report
+``erratum`` with the predicted numbers, and unmet conditions never pass."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+
+import pytest
+
+from fedrates.verify.claims import dinh
+from fedrates.verify.sweep import run_claims
+
+PROFILE = "quick"
+CLAIMS = {c.id: c for c in dinh.CLAIMS}
+#: the slowest claims (Lemma 1 at τ ≈ 100–150 on 1500 samples per device) run against one variant each
+SLOW = {"dinh.lem1/sarah", "dinh.lem1/svrg", "dinh.tradeoff/tau"}
+
+
+def verdict(claim, base_seed=0):
+    result = run_claims([claim], PROFILE, None, base_seed=base_seed)
+    assert claim.id not in result.errors, result.errors.get(claim.id)
+    return claim.judge(result.records[claim.id], PROFILE)
+
+
+@pytest.mark.parametrize("base_seed", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("claim_id", ["dinh.alg1/mean-sarah", "dinh.alg1/mean-svrg", "dinh.alg1/cov-sarah",
+                                      "dinh.alg1/cov-svrg"])
+def test_correct_algorithms_pass_the_exact_claims_for_five_seeds(claim_id, base_seed):
+    v = verdict(CLAIMS[claim_id], base_seed)
+    assert v["verdict"] == "pass", f"{claim_id} seed {base_seed}: {v['message']}"
+
+
+@pytest.mark.parametrize("base_seed", [1])
+@pytest.mark.parametrize("claim_id", sorted(set(CLAIMS) - SLOW - {"dinh.rem1/tau-order", "dinh.rem1/svrg-large-beta"}
+                                            - {c for c in CLAIMS if c.startswith(("dinh.alg1/mean", "dinh.alg1/cov"))}))
+def test_correct_algorithms_pass_every_other_claim(claim_id, base_seed):
+    v = verdict(CLAIMS[claim_id], base_seed)
+    assert v["verdict"] == "pass", f"{claim_id}: {v['message']}"
+    if v["bound_ratio"] is not None:
+        assert 0 < v["bound_ratio"] <= 1
+
+
+@pytest.mark.parametrize("claim_id", sorted(SLOW))
+def test_lemma1_passes_with_its_bound_ratio(claim_id):
+    v = verdict(CLAIMS[claim_id], 3)
+    assert v["verdict"] == "pass", v["message"]
+    assert 1e-3 < v["bound_ratio"] < 1
+
+
+def _pairs():
+    ids = list(CLAIMS)
+    seen_slow = set()
+    for variant in dinh.VARIANTS:
+        for cid in variant.claim_ids(ids):
+            if cid in SLOW:
+                if cid in seen_slow:
+                    continue
+                seen_slow.add(cid)
+            yield pytest.param(variant, cid, id=f"{variant.id}-{cid}")
+
+
+@pytest.mark.parametrize("variant, claim_id", list(_pairs()))
+def test_every_broken_variant_fails_the_claims_it_names(variant, claim_id):
+    claim = CLAIMS[claim_id]
+    manager = variant.patch() if variant.patch else contextlib.nullcontext()
+    with manager:
+        broken = variant.apply(claim) if variant.apply else claim
+        v = verdict(broken)
+    assert v["verdict"] == "fail", f"{variant.id} on {claim_id}: {v['verdict']} — {v['measured']}"
+
+
+def test_every_claim_is_named_by_some_variant():
+    named = {cid for v in dinh.VARIANTS for cid in v.claim_ids(list(CLAIMS))}
+    assert set(CLAIMS) - named == set()
+
+
+@pytest.mark.parametrize("claim_id, numbers", [
+    ("dinh.rem1/tau-order", {"beta_sarah": 15.22, "tau_sarah": 137.2, "beta_svrg": 111.25, "tau_svrg": 20.16}),
+    ("dinh.rem1/svrg-large-beta", {"tau_max_svrg_10": 0.184, "tau_max_svrg_200": 37.70, "feasible_beta": 0.0}),
+])
+def test_remark_1_errata_hold_with_their_predicted_numbers(claim_id, numbers):
+    v = verdict(CLAIMS[claim_id])
+    assert v["verdict"] == "erratum", v["message"]
+    for key, value in numbers.items():
+        assert v["constants"][key] == pytest.approx(value, rel=2e-3, abs=1e-12)
+
+
+def test_theorem_claims_with_theta_too_large_are_conditions_not_met():
+    """θ = 0.6 > 1/√(2(1 + σ̄²)) ≈ 0.51 on this instance: Θ ≤ 0 for every μ, so no pass is possible."""
+    claim = dataclasses.replace(CLAIMS["dinh.thm1.corrected/sarah"], theta=0.6)
+    v = verdict(claim)
+    assert v["verdict"] == "conditions-not-met"
+    assert any(c["holds"] is False and "Theta" not in c["condition"] or c["holds"] is False
+               for c in v["conditions"])
