@@ -10,7 +10,12 @@ import numpy as np
 
 from fedrates.solvers.errors import InputError, unknown_name
 
-__all__ = ["Param", "Family", "resolve"]
+__all__ = ["Param", "Family", "resolve", "MAX_INT", "MAX_SEED"]
+
+#: largest value of an integer parameter (sizes, counts); memory is checked separately by the commands
+MAX_INT = 2**31 - 1
+#: largest data-generator seed
+MAX_SEED = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -34,9 +39,16 @@ class Param:
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise InputError(f"parameter {name}={value!r} is not a number; expected {self.meaning}")
         if self.kind == "int":
-            if float(value) != int(value):
+            if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+                raise InputError(f"parameter {name}={value!r} must be a finite integer ({self.meaning})")
+            if isinstance(value, (float, np.floating)) and float(value) != int(value):
                 raise InputError(f"parameter {name}={value!r} must be an integer ({self.meaning})")
+            given = f"{value:g}" if isinstance(value, (float, np.floating)) else str(value)
             value = int(value)
+            high = MAX_SEED if name == "seed" else MAX_INT
+            if value > high:
+                given = given if len(given) <= 24 else given[:21] + "..."
+                raise InputError(f"parameter {name}={given} is too large; expected {name} <= {high}")
         else:
             value = float(value)
             if not np.isfinite(value):

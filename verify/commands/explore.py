@@ -146,8 +146,8 @@ def _run(args: argparse.Namespace) -> int:
         if not sol.roots:
             where = f"{args.solve} in [{sol.lo:g}, {sol.hi:g}]"
             if sol.undefined > 0:
-                raise InputError(f"inconclusive: no positive root of {theorem.id} rhs = {target:g} found for {where}, and "
-                                 f"the rhs is undefined on {100 * sol.undefined:.0f}% of that range")
+                raise InputError(f"inconclusive: no positive root of {theorem.id} rhs = {target:g} found for "
+                                 f"{where}, and the rhs is undefined on {100 * sol.undefined:.0f}% of that range")
             raise InputError(f"no positive root of {theorem.id} rhs = {target:g} found for {where}")
         doc["roots"] = [{"value": r, "conditions_fail": theorem.failed_conditions({**values, args.solve: r})}
                         for r in sol.roots]
