@@ -68,14 +68,6 @@ def _validate(args: argparse.Namespace, theorem: Any) -> tuple[dict[str, float],
 
     names = sorted(s.name for s in theorem.free_symbols)
     values = parse_assignments(args.assignments, names, zero_ok=theorem.zero_allowed)
-    if args.solve and args.target is None:
-        raise InputError("--solve needs --target EPS")
-    if args.target is not None and not args.solve:
-        raise InputError("--target is only used with --solve VAR")
-    if args.vrange and not (args.solve or args.dominant):
-        raise InputError("--range is only used with --solve VAR or --dominant VAR")
-    if args.at_zero and not args.exponent:
-        raise InputError("--at-zero is only used with --exponent VAR")
     for opt in ("exponent", "solve", "dominant"):
         var = getattr(args, opt)
         if var is not None:
@@ -109,9 +101,31 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
 
 
+def _precheck(args: argparse.Namespace) -> None:
+    """The checks that need no theorem (and no sympy import): option combinations and a plain-number range."""
+    import math
+
+    if args.solve and args.target is None:
+        raise InputError("--solve needs --target EPS")
+    if args.target is not None and not args.solve:
+        raise InputError("--target is only used with --solve VAR")
+    if args.vrange and not (args.solve or args.dominant):
+        raise InputError("--range is only used with --solve VAR or --dominant VAR")
+    if args.at_zero and not args.exponent:
+        raise InputError("--at-zero is only used with --exponent VAR")
+    if args.vrange:
+        try:
+            lo, hi = (float(t) for t in args.vrange)
+        except ValueError:
+            return  # arithmetic: checked after parsing
+        if not (math.isfinite(lo) and math.isfinite(hi) and 0 < lo < hi):
+            raise InputError(f"--range must satisfy 0 < LO < HI < inf, got LO = {lo:g}, HI = {hi:g}")
+
+
 def _run(args: argparse.Namespace) -> int:
     from fedrates.bounds import analysis
 
+    _precheck(args)
     theorem = _lookup(args.theorem)
     values, lo, hi, target = _validate(args, theorem)
 

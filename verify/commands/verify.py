@@ -57,14 +57,14 @@ def _prepare_out(path: str) -> Path:
 
 
 def main(args: argparse.Namespace) -> int:
-    from fedrates.verify import claims as claim_registry
-
     if args.profile not in PROFILES:
         raise InputError(f"unknown profile '{args.profile}'; expected one of: {', '.join(PROFILES)}")
     if args.executor != "local":
         raise InputError(f"executor '{args.executor}' is not available; expected 'local'")
     jobs, base_seed = validate_verify(args)  # ranges checked before any claim is loaded
     jobs = jobs if jobs is not None else max(1, os.cpu_count() or 1)
+    from fedrates.verify import claims as claim_registry
+
     selected = claim_registry.select(args.only)
     out = _prepare_out(args.out)
     from fedrates.verify.pipeline import verify_claims
