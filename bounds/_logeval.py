@@ -36,9 +36,26 @@ def _names(expr: sp.Expr) -> list[str]:
     return sorted(s.name for s in expr.free_symbols)
 
 
-@lru_cache(maxsize=512)
 def compile_value(expr: sp.Expr) -> Fn:
     """``env -> value of expr`` (float64, may overflow to inf; NaN where undefined or complex)."""
+    return _quiet(_value(expr))
+
+
+def compile_logabs(expr: sp.Expr) -> Fn:
+    """``env -> log|expr|`` computed without overflow for products, powers, exponentials, logarithms and sums of
+    non-negative terms (``-inf`` where expr = 0, NaN where undefined)."""
+    return _quiet(_logabs(expr))
+
+
+def _quiet(fn: Fn) -> Fn:
+    def run(env: Env) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return fn(env)
+    return run
+
+
+@lru_cache(maxsize=2048)
+def _value(expr: sp.Expr) -> Fn:
     expr = sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr
     if expr.has(sp.zoo, sp.nan):
         return lambda env: np.float64(np.nan)
@@ -51,14 +68,13 @@ def compile_value(expr: sp.Expr) -> Fn:
     fn = sp.lambdify(symbols, expr, modules="numpy")
 
     def run(env: Env) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            out = fn(*(env[n] for n in names))
-            out = np.asarray(out)
-            if np.iscomplexobj(out):
-                real = np.real(out)
-                bad = np.abs(np.imag(out)) > 1e-12 * np.maximum(1.0, np.abs(real))
-                out = np.where(bad, np.nan, real)
-            return out.astype(float)
+        out = fn(*(env[n] for n in names))
+        out = np.asarray(out)
+        if np.iscomplexobj(out):
+            real = np.real(out)
+            bad = np.abs(np.imag(out)) > 1e-12 * np.maximum(1.0, np.abs(real))
+            out = np.where(bad, np.nan, real)
+        return out.astype(float)
 
     return run
 
@@ -67,10 +83,8 @@ def _nonnegative(expr: sp.Expr) -> bool:
     return bool(expr.is_nonnegative)
 
 
-@lru_cache(maxsize=512)
-def compile_logabs(expr: sp.Expr) -> Fn:
-    """``env -> log|expr|`` computed without overflow for products, powers, exponentials, logarithms and sums of
-    non-negative terms (``-inf`` where expr = 0, NaN where undefined)."""
+@lru_cache(maxsize=2048)
+def _logabs(expr: sp.Expr) -> Fn:
     expr = sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr
     if expr.has(sp.zoo, sp.nan):
         return lambda env: np.float64(np.nan)
@@ -85,74 +99,70 @@ def compile_logabs(expr: sp.Expr) -> Fn:
         name = expr.name
 
         def sym(env: Env) -> np.ndarray:
-            with np.errstate(all="ignore"):
-                return np.log(np.abs(np.asarray(env[name], dtype=float)))
+            return np.log(np.abs(np.asarray(env[name], dtype=float)))
         return sym
     if isinstance(expr, sp.Mul):
-        parts = [compile_logabs(a) for a in expr.args]
+        parts = [_logabs(a) for a in expr.args]
 
         def mul(env: Env) -> np.ndarray:
-            with np.errstate(all="ignore"):
-                vals = [p(env) for p in parts]
-                total = vals[0]
-                for v in vals[1:]:
-                    total = total + v
-                # 0 * inf is undefined, not a number: -inf + inf gives NaN, which is what we want
-                return total
+            vals = [p(env) for p in parts]
+            total = vals[0]
+            for v in vals[1:]:
+                total = total + v
+            # 0 * inf is undefined, not a number: -inf + inf gives NaN, which is what we want
+            return total
         return mul
     if isinstance(expr, sp.Pow) and (expr.exp.is_real or expr.exp.is_number):
-        base = compile_logabs(expr.base)
-        exponent = compile_value(expr.exp)
+        base = _logabs(expr.base)
+        exponent = _value(expr.exp)
         integer_exp = bool(expr.exp.is_integer)
         base_ok = integer_exp or _nonnegative(expr.base)
-        base_value = None if base_ok else compile_value(expr.base)
+        base_value = None if base_ok else _value(expr.base)
 
         def power(env: Env) -> np.ndarray:
-            with np.errstate(all="ignore"):
-                lb, e = base(env), exponent(env)
-                out = e * lb
-                # 0^0 = 1 and (anything)^0 = 1; a negative base with a fractional exponent is not real
-                out = np.where(np.asarray(e) == 0, 0.0, out)
-                if base_value is not None:
-                    bv = base_value(env)
-                    out = np.where(np.asarray(bv) < 0, np.nan, out)
-                return out
+            lb, e = base(env), exponent(env)
+            out = e * lb
+            # 0^0 = 1 and (anything)^0 = 1; a negative base with a fractional exponent is not real
+            out = np.where(np.asarray(e) == 0, 0.0, out)
+            if base_value is not None:
+                bv = base_value(env)
+                # a negative base is fine for an integral exponent value (E = 2.0), not otherwise
+                e_arr = np.asarray(e, dtype=float)
+                out = np.where((np.asarray(bv) < 0) & (e_arr != np.round(e_arr)), np.nan, out)
+            return out
         return power
     if isinstance(expr, sp.exp):
-        inner = compile_value(expr.args[0])
+        inner = _value(expr.args[0])
         return lambda env: np.asarray(inner(env), dtype=float)
     if isinstance(expr, sp.log) and len(expr.args) == 1:
         arg = expr.args[0]
-        inner_log = compile_logabs(arg)
-        arg_value = None if _nonnegative(arg) else compile_value(arg)
+        inner_log = _logabs(arg)
+        arg_value = None if _nonnegative(arg) else _value(arg)
 
         def logarithm(env: Env) -> np.ndarray:
-            with np.errstate(all="ignore"):
-                big_l = inner_log(env)  # log|arg| = log(arg) for arg > 0
-                out = np.log(np.abs(big_l))
-                if arg_value is not None:
-                    out = np.where(np.asarray(arg_value(env)) < 0, np.nan, out)
-                return out
+            big_l = inner_log(env)  # log|arg| = log(arg) for arg > 0
+            out = np.log(np.abs(big_l))
+            if arg_value is not None:
+                out = np.where(np.asarray(arg_value(env)) < 0, np.nan, out)
+            return out
         return logarithm
     if isinstance(expr, sp.Add) and all(_nonnegative(a) for a in expr.args):
-        parts = [compile_logabs(a) for a in expr.args]
+        parts = [_logabs(a) for a in expr.args]
 
         def add(env: Env) -> np.ndarray:
-            with np.errstate(all="ignore"):
-                vals = np.broadcast_arrays(*[np.asarray(p(env), dtype=float) for p in parts])
-                stack = np.stack(vals)
-                top = np.max(stack, axis=0)
-                safe = np.where(np.isfinite(top), top, 0.0)
-                out = safe + np.log(np.sum(np.exp(stack - safe), axis=0))
-                out = np.where(np.isposinf(top), np.inf, out)
-                out = np.where(np.isneginf(top), -np.inf, out)
-                return np.where(np.any(np.isnan(stack), axis=0), np.nan, out)
+            vals = np.broadcast_arrays(*[np.asarray(p(env), dtype=float) for p in parts])
+            stack = np.stack(vals)
+            top = np.max(stack, axis=0)
+            safe = np.where(np.isfinite(top), top, 0.0)
+            out = safe + np.log(np.sum(np.exp(stack - safe), axis=0))
+            out = np.where(np.isposinf(top), np.inf, out)
+            out = np.where(np.isneginf(top), -np.inf, out)
+            return np.where(np.any(np.isnan(stack), axis=0), np.nan, out)
         return add
-    value = compile_value(expr)
+    value = _value(expr)
 
     def generic(env: Env) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            return np.log(np.abs(value(env)))
+        return np.log(np.abs(value(env)))
     return generic
 
 

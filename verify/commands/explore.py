@@ -157,7 +157,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.solve:
         kw = {} if lo is None else {"lo": lo, "hi": hi}
         sol = analysis.solve_details(theorem, args.solve, target, values, **kw)
-        if not sol.roots:
+        doc["flat"] = [list(f) for f in sol.flat]
+        if not sol.roots and not sol.flat:
             where = f"{args.solve} in [{sol.lo:g}, {sol.hi:g}]"
             if sol.undefined > 0:
                 raise InputError(f"inconclusive: no positive root of {theorem.id} rhs = {target:g} found for "
@@ -208,6 +209,8 @@ def _print_text(doc: dict[str, Any]) -> None:
             out(f"    [{_fmt(r['lo'])}, {_fmt(r['hi'])}]  {r['term']}\n")
             for c in r["conditions_fail"]:
                 out(f"      condition {c['condition']} FAILS on [{_fmt(c['lo'])}, {_fmt(c['hi'])}]\n")
+    for a_, b_ in doc.get("flat", ()):
+        out(f"  rhs = {_fmt(doc['target'])} on all of [{_fmt(a_)}, {_fmt(b_)}] (constant at double precision)\n")
     if "roots" in doc:
         out(f"  roots of rhs = {_fmt(doc['target'])}:\n")
         for r in doc["roots"]:
