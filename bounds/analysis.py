@@ -681,11 +681,11 @@ def _verified_roots(obj, expr, x, env, target, candidates) -> list[float]:
                 continue
             c = polish(c)
             try:
-                vals = [complex(v) for v in terms_at(mpmath.mpf(c))]
+                exact = terms_at(mpmath.mpf(c))
+                total = complex(mpmath.fsum(exact))  # summed at 30 digits: terms may cancel in float64
+                scale = float(mpmath.fsum(abs(v) for v in exact))
             except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                 continue
-            total = sum(vals)
-            scale = sum(abs(v) for v in vals)
             if not math.isfinite(abs(total)) or abs(total.imag) > 1e-12 * max(1.0, abs(total.real)):
                 continue
             # relative to the target; the sum of |terms| only sets a floor far below double precision

@@ -128,8 +128,8 @@ def _mp_terms(th, var, values, x):
         for t in parts:
             subs = {s: sp.Float(values[s.name], 50) for s in t.free_symbols if s.name != var}
             subs.update({s: sp.Float(x, 50) for s in t.free_symbols if s.name == var})
-            v = complex(t.evalf(50, subs=subs))
-            out.append(abs(v) if abs(v.imag) <= 1e-30 * max(1.0, abs(v.real)) else None)
+            re_, im_ = t.evalf(50, subs=subs).as_real_imag()  # sympy Floats: no overflow at any size
+            out.append(abs(re_) if abs(im_) <= 1e-30 * max(1, abs(re_)) else None)
     return out
 
 
