@@ -28,6 +28,11 @@ FORMAT_VERSION = 2
 _META_KEYS = {"value", "gap", "method", "seconds", "shape", "npz_sha256", "format", "meta_sha256"}
 
 
+def _meta_text(meta: Any) -> str:
+    """The exact text of a metadata file (a load compares the file with it, so any edit is detected)."""
+    return json.dumps(meta, indent=1, sort_keys=True)
+
+
 def _meta_digest(meta: Mapping[str, Any]) -> str:
     """SHA-256 of the canonical JSON of every metadata field except the digest itself."""
     text = json.dumps({k: meta[k] for k in sorted(meta) if k != "meta_sha256"}, sort_keys=True,
@@ -82,7 +87,10 @@ def load(key: str, shape: tuple[int, ...], directory: Path | None = None) -> tup
     if not npz_path.exists() and not json_path.exists():
         return None
     try:
-        meta = json.loads(json_path.read_text())
+        text = json_path.read_text()
+        meta = json.loads(text)
+        if text != _meta_text(meta):  # not byte-for-byte what store() writes: edited or damaged
+            raise ValueError("non-canonical metadata")
         if not isinstance(meta, dict) or not _META_KEYS <= set(meta) or meta["format"] != FORMAT_VERSION:
             raise ValueError("bad metadata")
         if _meta_digest(meta) != meta["meta_sha256"]:
@@ -129,7 +137,7 @@ def store(key: str, w: np.ndarray, meta: Mapping[str, Any], directory: Path | No
     try:
         npz_path.parent.mkdir(parents=True, exist_ok=True)
         _atomic_write(npz_path, raw)
-        _atomic_write(json_path, json.dumps(record, indent=1, sort_keys=True).encode())
+        _atomic_write(json_path, _meta_text(record).encode())
     except OSError as exc:
         return f"reference cache not written ({npz_path.parent}): {exc.strerror or exc}"
     return None

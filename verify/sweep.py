@@ -164,6 +164,8 @@ def verify_entry(parquet: bytes, meta_bytes: bytes, expected: dict) -> pd.DataFr
         return None
     if not isinstance(meta, dict) or set(meta) != _META_FIELDS | {"meta_sha256"}:
         return None
+    if meta_bytes != json.dumps(meta, sort_keys=True).encode():  # not exactly what was written
+        return None
     if hashlib.sha256(_meta_text(meta)).hexdigest() != meta["meta_sha256"]:
         return None
     if any(meta.get(k) != v for k, v in expected.items()):
