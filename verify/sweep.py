@@ -1,7 +1,8 @@
 """Sweeps: run every (claim, point) of a profile, in parallel, with an on-disk cache that makes runs resumable.
 
-The unit of work is one (claim, sweep point, seed batch): the claim's seeds are cut into fixed batches of
-:data:`SEED_BATCH` (a claim may set ``seed_batch``; ``None`` keeps all seeds together), each batch is simulated
+The unit of work is one (claim, sweep point, seed batch): the claim's seeds are cut into at most
+:data:`MAX_BATCHES` fixed batches of at least :data:`SEED_BATCH` seeds (a claim may set ``seed_batch`` to fix the
+size; ``None`` keeps all seeds together), each batch is simulated
 as one vectorized run with a replica axis, and the records of each seed are cached as soon as its batch
 completes, under ``<out>/cache/<claim>/<key>/seed-<s>.parquet`` with a checksummed sidecar ``seed-<s>.json``.
 An interrupted run (Ctrl-C, SIGKILL) keeps every finished batch and a rerun resumes.  The batches never depend on
@@ -42,8 +43,10 @@ from fedrates.verify.claims.base import Claim
 __all__ = ["Task", "SweepResult", "run_claims", "SEED_BATCH", "CACHE_FORMAT", "code_version", "verify_entry"]
 
 CACHE_FORMAT = 2
-#: seeds simulated together (and saved together) by default
+#: smallest default seed batch (seeds simulated together and saved together)
 SEED_BATCH = 6
+#: largest number of default batches per point (keeps the replica axis long enough to vectorize well)
+MAX_BATCHES = 4
 #: canonical row order of a claim's records (the columns present are used, in this order)
 ORDER = ("point", "seed", "round", "iterations", "metric")
 _META_FIELDS = {"format", "claim", "key", "point", "seed", "batch", "code", "rows", "parquet_sha256"}
@@ -231,8 +234,8 @@ def _write_cached(directory: Path, records: pd.DataFrame, claim: Claim | None = 
 
 
 def _batches(claim: Claim, seeds: Sequence[int]) -> list[list[int]]:
-    size = getattr(claim, "seed_batch", SEED_BATCH)
     seeds = [int(s) for s in seeds]
+    size = getattr(claim, "seed_batch", max(SEED_BATCH, -(-len(seeds) // MAX_BATCHES)))
     if not size or size >= len(seeds):
         return [seeds] if seeds else []
     return [seeds[i:i + size] for i in range(0, len(seeds), size)]
