@@ -123,6 +123,8 @@ def _precheck(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from sympy import sstr as sp_str
+
     from fedrates.bounds import analysis
 
     _precheck(args)
@@ -150,10 +152,10 @@ def _run(args: argparse.Namespace) -> int:
                            "log_factor": info.log_factor, "numeric_slope": info.numeric, "note": info.note}
     if args.dominant:
         kw = {} if lo is None else {"lo": lo, "hi": hi}
-        regimes = analysis.dominant_regimes(theorem, args.dominant, values, **kw)
-        doc["dominant"] = [{"term": r.term, "lo": r.lo, "hi": r.hi,
-                            "conditions_fail": [{"condition": c, "lo": a, "hi": b} for c, a, b in r.conditions_fail]}
-                           for r in regimes]
+        regimes = analysis._regimes_full(theorem, args.dominant, values, **kw)
+        doc["dominant"] = [{"term": sp_str(t), "latex": analysis.to_latex(t), "lo": a, "hi": b,
+                            "conditions_fail": [{"condition": c, "lo": fa, "hi": fb} for c, fa, fb in fails]}
+                           for t, a, b, fails in regimes]
     if args.solve:
         kw = {} if lo is None else {"lo": lo, "hi": hi}
         sol = analysis.solve_details(theorem, args.solve, target, values, **kw)
