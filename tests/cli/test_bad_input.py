@@ -59,6 +59,9 @@ CASES: list[tuple[str, list[str], str]] = [
     ("run-hyper-repeated", [*Q, "--hyper", "step=0.1", "step=0.2"], "gives 'step' twice"),
     ("run-hyper-inf", [*Q, "--hyper", "step=inf"], "step"),
     ("run-hyper-unknown", [*Q, "--hyper", "stepp=0.1"], "did you mean 'step'"),
+    ("run-hyper-local-steps-text", [*Q, "--hyper", "local_steps=abc"], "not a number"),
+    ("run-hyper-batch-1e30", [*Q, "--hyper", "batch=1e30"], "--hyper batch"),
+    ("run-local-steps-twice", [*Q, "--local-steps", "2", "--hyper", "local_steps=3"], "given twice"),
     ("run-rounds-zero", [*Q, "--rounds", "0"], "--rounds 0 is out of range"),
     ("run-rounds-1e14", [*Q, "--rounds", "100000000000000"], "--rounds 100000000000000 is out of range"),
     ("run-rounds-text", [*Q, "--rounds", "1e14"], "invalid int value"),
@@ -259,3 +262,33 @@ def test_verdicts_with_infinite_measured_value_are_accepted(tmp_path, capsys):
     assert main(["report", str(directory)]) == 0
     assert (directory / "report.html").is_file()
     assert json.loads((directory / "verdicts.json").read_text())[0]["claim"] == "c/1"
+
+
+# ---- the campaign's commands that must now give the correct result ----------------------------------------------
+
+def test_explore_evaluates_at_round_zero_and_reports_conditions(capsys):
+    # t = 0 is the first round: the contraction factor is 1, value hand computed in test_analysis_bounded
+    code = main(["explore", "buttaci.thm1", "--set", "t=0", "Delta=1", "E=2", "G=1", "Gamma=1", "L=1", "S=0.5",
+                 "alpha=1", "mu=0.5", "sigma=1", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    assert json.loads(out)["value"] == pytest.approx(11.625, rel=1e-15)
+
+
+def test_explore_dominant_at_equal_lambdas_exit_0(capsys):
+    code = main(["explore", "bao.thm3.2", "--set", "delta=0.05", "lam0=1", "lam_opt=1", "sigma=1", "--dominant",
+                 "K", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "Traceback" not in err
+    assert len(json.loads(out)["dominant"]) == 1
+
+
+def test_explore_dominant_text_names_failing_conditions(capsys):
+    code = main([*EX, "--dominant", "T", "--range", "1e-300", "1e300"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    # hand computed: 256/T^3 = 64/T^2 at T = 4; T >= a = 8 fails below 8; E <= T (E = 2) fails below 2
+    assert "[1e-300, 4]  B*a**3*mu/T**3\n      condition T >= a FAILS on [1e-300, 4]\n" \
+           "      condition E <= T FAILS on [1e-300, 2]\n" in out
+    assert "[4, 128]  E**2*L*(H + Lam*rho)**2/(T**2*mu**2)\n      condition T >= a FAILS on [4, 8]\n" \
+           "    [128, 1e+300]  sigma**2/(K*T*mu)\n" in out

@@ -210,8 +210,11 @@ def validate_run(args: Any) -> list[int]:
     overrides = parse_assignments(args.assignments, "--set")
     hyper = parse_assignments(args.hyper, "--hyper")
     for key in ("local_steps", "batch"):
-        if key in hyper and isinstance(hyper[key], int) and not isinstance(hyper[key], bool):
-            check_int(f"--hyper {key}", hyper[key], 1, MAX_COUNT)
+        value = hyper.get(key)
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            value = int(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            check_int(f"--hyper {key}", value, 1, MAX_COUNT)
     name = args.problem or (problems.preset_family(args.preset) if args.preset else None)
     if name is not None:
         params = resolve(problems.family(name), args.preset, overrides)
@@ -220,7 +223,8 @@ def validate_run(args: Any) -> list[int]:
         if args.participating is not None and clients is not None and args.participating > clients:
             raise InputError(f"--participating {args.participating} is out of range; expected an integer in "
                              f"1..{clients} (the problem's clients)")
-        local = args.local_steps or hyper.get("local_steps") or 1
+        given = hyper.get("local_steps")
+        local = args.local_steps or (given if isinstance(given, int) and not isinstance(given, bool) else 1)
         dim = params.get("dim") or params.get("rows", 1) * params.get("cols", 1)
         check_memory(8.0 * len(seeds) * (clients or 1) * dim * max(1, int(local)) * 2,
                      f"a round of {int(local)} local steps on {len(seeds)} seed(s)", "use fewer local steps or seeds")
