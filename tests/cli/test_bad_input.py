@@ -113,9 +113,11 @@ CASES: list[tuple[str, list[str], str]] = [
      "no positive root of bao.thm2.1 rhs = 1 found for T in [100, 1000]"),
     ("explore-at-zero-alone", [*EX, "--at-zero"], "--at-zero is only used"),
     # ---- explore: values and symbols
-    ("explore-value-negative", ["explore", "bao.thm2.1", "--set", "mu=-1"], "must be positive"),
+    ("explore-value-negative", ["explore", "bao.thm2.1", "--set", "mu=-1"], "must be a finite positive number"),
     ("explore-value-zero-not-allowed", ["explore", "bao.thm2.1", "--set", "mu=0"], "must be positive"),
-    ("explore-index-negative", ["explore", "buttaci.thm1", "--set", "t=-1"], "'t' must be >= 0"),
+    ("explore-index-negative", ["explore", "buttaci.thm1", "--set", "t=-1"], ">= 0 for indicators"),
+    ("explore-index-negative-expression", ["explore", "buttaci.thm1", "--set", "t=0-1"], "'t' must be >= 0"),
+    ("explore-indicator-negative", ["explore", "buttaci.lemB1", "--set", "ind=1-2"], "'ind' must be >= 0"),
     ("explore-value-repeated", ["explore", "bao.thm2.1", "--set", "mu=1", "mu=2"], "gives 'mu' twice"),
     ("explore-value-div-zero", ["explore", "bao.thm2.1", "--set", "mu=1/0"], "division by zero"),
     ("explore-value-1e400", ["explore", "bao.thm2.1", "--set", "mu=1e400"], "finite"),

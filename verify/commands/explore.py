@@ -113,6 +113,15 @@ def _precheck(args: argparse.Namespace) -> None:
         raise InputError("--range is only used with --solve VAR or --dominant VAR")
     if args.at_zero and not args.exponent:
         raise InputError("--at-zero is only used with --exponent VAR")
+    for item in args.assignments:
+        key, _, text = item.partition("=")
+        try:
+            value = float(text)
+        except ValueError:
+            continue  # arithmetic: checked when parsed
+        if not math.isfinite(value) or value < 0:
+            raise InputError(f"value of '{key.strip()}' must be a finite positive number (>= 0 for indicators and "
+                             f"round indices), got {text.strip()}")
     if args.vrange:
         try:
             lo, hi = (float(t) for t in args.vrange)
@@ -123,11 +132,10 @@ def _precheck(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    _precheck(args)  # before sympy is imported: the quick refusals stay quick
     from sympy import sstr as sp_str
 
     from fedrates.bounds import analysis
-
-    _precheck(args)
     theorem = _lookup(args.theorem)
     values, lo, hi, target = _validate(args, theorem)
 

@@ -81,9 +81,9 @@ def _write(records: Any, out: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    seeds = validate_run(args)  # every argument, the sizes and the --out destination, before any work
     from fedrates.solvers import algorithms
     algorithms.get(args.algorithm)  # unknown names fail before the problem is built
-    seeds = validate_run(args)  # every argument, the sizes and the --out destination, before any work
     method = algorithms.make(args.algorithm, **_hyper(args))
     problem = _problem(args)
     trace = algorithms.run_batch(method, problem, args.rounds, seeds=seeds, participating=args.participating,
