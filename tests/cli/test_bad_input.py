@@ -97,6 +97,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("reference-set-repeated", ["reference", "quadratic", "--set", "dim=2", "dim=3"], "twice"),
     ("reference-unknown-problem", ["reference", "quadratik"], "did you mean 'quadratic'"),
     ("reference-method-choice", ["reference", "quadratic", "--method", "magic"], "invalid choice"),
+    # ---- constants
+    ("constants-dim-memory", ["constants", "quadratic", "--set", "dim=1000000000"], "of memory"),
+    ("constants-set-repeated", ["constants", "quadratic", "--set", "dim=2", "dim=3"], "twice"),
+    ("constants-batch-zero", ["constants", "quadratic", "--batch", "0"], "batch=0 is not valid"),
+    ("constants-radius-nan", ["constants", "quadratic", "--radius", "nan"], "--radius nan is not valid"),
     # ---- explore: ranges and targets
     ("explore-range-zero", [*EX, "--solve", "T", "--target", "1e-3", "--range", "0", "10"], "0 < LO < HI"),
     ("explore-range-reversed", [*EX, "--solve", "T", "--target", "1e-3", "--range", "10", "1"], "0 < LO < HI"),

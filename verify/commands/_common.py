@@ -104,18 +104,10 @@ def check_int(name: str, value: Any, low: int, high: int) -> int:
 
 
 def available_memory() -> int:
-    """Bytes of memory available to a new allocation (MemAvailable on Linux, else physical pages free)."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return 8 * 2**30
+    """Bytes of memory available to a new allocation."""
+    from fedrates.solvers.problems._params import available_memory as available
+
+    return available()
 
 
 def check_memory(needed: float, what: str, hint: str) -> None:
@@ -175,20 +167,11 @@ def seeds_of(seed: Any, seeds_text: str | None) -> list[int]:
     return out
 
 
-def problem_footprint(params: dict[str, Any]) -> float:
-    """Bytes a problem instance may hold: per client a data matrix (samples x model size) and a model-size
-    square (Hessian or Gram), float64, with a factor 3 for working copies."""
-    p = params.get("dim") or (params.get("rows", 1) * params.get("cols", 1))
-    clients = params.get("clients", 1) or 1
-    samples = params.get("samples", 0) or 0
-    inner = params.get("inner", 0) if params.get("structure") == "factors" else 0
-    return 3.0 * 8 * clients * (samples * p + p * p + inner * p)
-
-
 def check_problem_size(family: str, params: dict[str, Any]) -> None:
-    sizes = ", ".join(f"{k}={params[k]}" for k in ("clients", "samples", "dim", "rows", "cols") if k in params)
-    check_memory(problem_footprint(params), f"problem {family} ({sizes})",
-                 "use fewer clients, samples or a smaller dimension")
+    """The instance's memory against the available memory (also checked by every problem build)."""
+    from fedrates.solvers.problems._params import check_footprint
+
+    check_footprint(family, params)
 
 
 def validate_run(args: Any) -> list[int]:
