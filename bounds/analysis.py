@@ -519,7 +519,7 @@ class _time_limit:
         import signal
 
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, self._old)
+        signal.signal(signal.SIGALRM, self._old if self._old is not None else signal.SIG_DFL)
         return False
 
 

@@ -215,12 +215,9 @@ class Theorem:
             raise InputError(f"theorem {self.id}: rhs is not real at these values (a logarithm of a number "
                              f"below 1, e.g. delta >= 1?)")
         try:
-            result = float(out.real) if hasattr(out, "real") else float(out)
-        except (OverflowError, TypeError, ValueError):
-            result = math.nan
-        if not math.isfinite(result):
-            raise InputError(f"theorem {self.id}: rhs is not finite at these values ({result})")
-        return result
+            return float(out.real) if hasattr(out, "real") else float(out)
+        except (OverflowError, TypeError, ValueError):  # beyond double precision (e.g. 1e400)
+            return math.inf if complex(out).real > 0 else -math.inf
 
     def check_conditions(self, values: Mapping[str, float]) -> list[ConditionResult]:
         """Evaluate every condition at ``values``; a condition lacking a symbol's value gives ``None``."""

@@ -111,7 +111,13 @@ def code_version(claim: Claim) -> str:
     algorithm = _algorithm_module(claim)
     if algorithm:
         modules.add(algorithm)
-    files = [f for f in (_module_file(m) for m in sorted(modules)) if f is not None]
+    return _modules_digest(tuple(sorted(modules)))
+
+
+@cache
+def _modules_digest(modules: tuple[str, ...]) -> str:
+    """Digest of the given modules' sources and of ``fedrates.solvers`` (read once per process)."""
+    files = [f for f in (_module_file(m) for m in modules) if f is not None]
     return hashlib.sha256((_source_digest(files) + _solvers_digest()).encode()).hexdigest()
 
 
