@@ -117,6 +117,10 @@ CASES: list[tuple[str, list[str], str]] = [
     ("explore-no-root-in-range", [*EX, "--solve", "T", "--target", "1", "--range", "100", "1000"],
      "no positive root of bao.thm2.1 rhs = 1 found for T in [100, 1000]"),
     ("explore-at-zero-alone", [*EX, "--at-zero"], "--at-zero is only used"),
+    ("explore-solve-inconclusive", ["explore", "bao.corB.1", "--set", "K=4", "Tm=100", "eps_m=0.5", "nu=0.01",
+                                    "sigma=1", "tau=0.01", "--solve", "delta", "--target", "1e6"],
+     "inconclusive: no positive root of bao.corB.1 rhs = 1e+06 found for delta in [1e-12, 1e+18], and the rhs "
+     "is undefined on 60% of that range"),
     # ---- explore: values and symbols
     ("explore-value-negative", ["explore", "bao.thm2.1", "--set", "mu=-1"], "must be a finite positive number"),
     ("explore-value-zero-not-allowed", ["explore", "bao.thm2.1", "--set", "mu=0"], "must be positive"),
