@@ -314,6 +314,7 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = {pool.submit(_simulate, t): t for t in tasks}
+            handled: set = set()
             try:
                 pending = set(futures)
                 while pending:
@@ -321,10 +322,18 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                     for fut in finished:
                         task = futures[fut]
                         exc = fut.exception()
+                        handled.add(fut)
                         finish(task, None if exc else fut.result(), _describe(exc) if exc else None)
             except KeyboardInterrupt:
                 for fut in futures:
                     fut.cancel()
+                # batches that completed while the interrupt arrived are saved too, never dropped
+                for fut, task in futures.items():
+                    if fut not in handled and fut.done() and not fut.cancelled() and fut.exception() is None:
+                        try:
+                            finish(task, fut.result(), None)
+                        except BaseException:  # saving is best effort on the way out; the interrupt goes on
+                            pass
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
     for claim_id, frames in per_claim.items():

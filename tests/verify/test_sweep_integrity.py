@@ -159,3 +159,13 @@ def test_records_identical_for_one_and_two_jobs(tmp_path):
     write_records(frames[0], tmp_path / "a" / "records.parquet", {"run": 1})
     write_records(frames[1], tmp_path / "b" / "records.parquet", {"run": 1})
     assert (tmp_path / "a" / "records.parquet").read_bytes() == (tmp_path / "b" / "records.parquet").read_bytes()
+
+
+def test_interrupt_with_two_jobs_keeps_finished_batches(tmp_path):
+    def stop_at_first(done, total, claim_id):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_claims([toy()], "quick", tmp_path, jobs=2, on_progress=stop_at_first)
+    res = run_claims([toy()], "quick", tmp_path, jobs=1)
+    assert res.cached >= 1 and res.cached + res.computed == 6
