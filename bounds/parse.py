@@ -21,7 +21,7 @@ import sympy as sp
 
 from fedrates.solvers.errors import InputError, suggest
 
-__all__ = ["MAX_LENGTH", "parse_expression", "parse_number", "parse_assignments", "FUNCTIONS"]
+__all__ = ["MAX_LENGTH", "parse_expression", "parse_number", "parse_assignments", "FUNCTIONS", "shown"]
 
 #: longest accepted input, in characters
 MAX_LENGTH = 200
@@ -29,6 +29,8 @@ MAX_LENGTH = 200
 MAX_DEPTH = 40
 #: largest |exponent| of a power of two numbers (guards against 10**10**10)
 MAX_NUMERIC_EXPONENT = 1000
+#: largest argument of exp (exp(709.78) is the largest double)
+MAX_EXP_ARGUMENT = 709.0
 
 FUNCTIONS = {"sqrt": (sp.sqrt, 1, 1), "log": (sp.log, 1, 2), "exp": (sp.exp, 1, 1)}
 _CONSTANTS = {"pi": sp.pi}
@@ -36,8 +38,7 @@ _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**
 
 
 def _fail(text: str, why: str) -> InputError:
-    shown = text if len(text) <= 60 else text[:57] + "..."
-    return InputError(f"cannot use expression '{shown}': {why}")
+    return InputError(f"cannot use expression '{shown(text)}': {why}")
 
 
 class _Builder:
@@ -118,6 +119,9 @@ class _Builder:
         if not lo <= len(node.args) <= hi or any(isinstance(a, ast.Starred) for a in node.args):
             raise _fail(self.text, f"{name}() takes {lo if lo == hi else f'{lo} or {hi}'} argument(s)")
         args = [self.build(a, depth + 1) for a in node.args]
+        if name == "exp" and args[0].is_number and not args[0].free_symbols:
+            if float(sp.re(args[0]).evalf(15)) > MAX_EXP_ARGUMENT:
+                raise _fail(self.text, f"exp argument above {MAX_EXP_ARGUMENT:g} (the result would overflow)")
         return func(*args)
 
 
@@ -175,34 +179,61 @@ def parse_number(text: str, values: Mapping[str, float] | None = None, allowed: 
         expr = expr.subs({symbols[k]: sp.Float(v, 30) for k, v in values.items()})
     if expr.free_symbols:
         missing = ", ".join(sorted(s.name for s in expr.free_symbols))
-        raise InputError(f"expression '{text}' needs values for: {missing}")
-    value = complex(expr.evalf(30))
+        raise InputError(f"expression '{shown(text)}' needs values for: {missing}")
+    # exp of a huge argument would need astronomically many digits: check every exp, innermost first
+    for atom in sorted(expr.atoms(sp.exp), key=sp.count_ops):
+        try:
+            big = float(sp.re(atom.args[0]).evalf(15)) > MAX_EXP_ARGUMENT
+        except (TypeError, ValueError, OverflowError):
+            big = True
+        if big:
+            raise InputError(f"expression '{shown(text)}' is too large (an exp argument exceeds "
+                             f"{MAX_EXP_ARGUMENT:g})")
+    try:
+        value = complex(expr.evalf(30))
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"expression '{shown(text)}' is not a finite real number") from None
     if abs(value.imag) > 1e-12 * max(1.0, abs(value.real)) or not math.isfinite(value.real):
-        raise InputError(f"expression '{text}' is not a finite real number")
+        raise InputError(f"expression '{shown(text)}' is not a finite real number")
     return float(value.real)
 
 
-def parse_assignments(items: Sequence[str] | None, allowed: Iterable[str]) -> dict[str, float]:
+def parse_assignments(items: Sequence[str] | None, allowed: Iterable[str],
+                      zero_ok: Iterable[str] = ()) -> dict[str, float]:
     """Parse ``symbol=value`` items (``--set mu=0.1 L=2 T=1e4``) into numbers.
 
-    Symbols must be in ``allowed``; a value is an arithmetic expression of numbers and of symbols assigned
-    earlier in the list (``a=4*L/mu`` after ``L`` and ``mu``).  Values must be finite and positive (all
-    symbols are positive).
+    Symbols must be in ``allowed`` and appear once; a value is an arithmetic expression of numbers and of symbols
+    assigned earlier in the list (``a=4*L/mu`` after ``L`` and ``mu``).  Values must be finite and positive, or
+    >= 0 for the symbols in ``zero_ok`` (indicators, round indices).
     """
     allowed = list(allowed)
+    zero_ok = set(zero_ok)
     out: dict[str, float] = {}
     for item in items or ():
         if len(item) > MAX_LENGTH:
             raise InputError(f"--set item too long ({len(item)} characters; at most {MAX_LENGTH})")
         if "=" not in item:
-            raise InputError(f"--set expects symbol=value, got '{item}'")
+            raise InputError(f"--set expects symbol=value, got '{shown(item)}'")
         key, _, text = item.partition("=")
         key = key.strip()
         if key not in allowed:
             known = ", ".join(sorted(allowed))
-            raise InputError(f"unknown symbol '{key}'{suggest(key, allowed)}; expected one of: {known}")
+            raise InputError(f"unknown symbol '{shown(key)}'{suggest(key, allowed)}; expected one of: {known}")
+        if key in out:
+            raise InputError(f"--set gives '{key}' twice; give each symbol once")
         value = parse_number(text, out, allowed)
-        if not value > 0:
-            raise InputError(f"value of '{key}' must be positive (all symbols are positive), got {value:g}")
+        if key in zero_ok:
+            if not value >= 0:
+                raise InputError(f"value of '{key}' must be >= 0, got {value:g}")
+        elif not value > 0:
+            raise InputError(f"value of '{key}' must be positive (all symbols but indicators and round indices are "
+                             f"positive), got {value:g}")
         out[key] = value
     return out
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """``text`` safe to echo in a one-line message: control characters (newlines, ANSI escapes) are escaped and
+    long text is shortened."""
+    safe = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+    return safe if len(safe) <= limit else safe[:limit - 3] + "..."

@@ -9,7 +9,7 @@ resolution.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
@@ -59,8 +59,10 @@ class ConditionResult:
                 "lhs": self.lhs_value, "rhs": self.rhs_value}
 
 
-def check_values(values: Mapping[str, float], names: set[str] | None = None) -> dict[str, float]:
-    """Validate numeric values for positive symbols: each must be a finite number > 0.
+def check_values(values: Mapping[str, float], names: set[str] | None = None,
+                 zero_ok: Collection[str] = ()) -> dict[str, float]:
+    """Validate numeric values for positive symbols: each must be a finite number > 0 (>= 0 for the names in
+    ``zero_ok``, the symbols that may be zero, see :attr:`Theorem.zero_allowed`).
 
     Only the keys in ``names`` are checked (all keys when ``None``); returns them as floats.
     """
@@ -68,15 +70,38 @@ def check_values(values: Mapping[str, float], names: set[str] | None = None) -> 
     for key, raw in values.items():
         if names is not None and key not in names:
             continue
+        if isinstance(raw, bool):
+            raise InputError(f"value of '{key}' must be a number, got {raw!r}")
         try:
             value = float(raw)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise InputError(f"value of '{key}' must be a number, got {raw!r}") from None
-        if not math.isfinite(value) or value <= 0:
-            raise InputError(f"value of '{key}' must be a finite positive number (all symbols are positive), "
-                             f"got {raw!r}")
+        if key in zero_ok:
+            if not math.isfinite(value) or value < 0:
+                raise InputError(f"value of '{key}' must be a finite number >= 0, got {raw!r}")
+        elif not math.isfinite(value) or value <= 0:
+            raise InputError(f"value of '{key}' must be a finite positive number (all symbols but "
+                             f"indicators and indices are positive), got {raw!r}")
         out[key] = value
     return out
+
+
+#: words of a symbol's meaning that mark a quantity which may be 0 (an indicator 1(t >= 1), a round index t)
+_ZERO_MEANINGS = ("indicator",)
+#: lower-case letters that are round or iteration indices (t = 0 is the first round) when they mean one
+_INDEX_LETTERS = {"t": ("iterations", "rounds")}
+
+
+def zero_allowed_symbols(symbols: Mapping[str, str]) -> frozenset[str]:
+    """The letters of a theorem that may take the value 0: indicators (meaning starting with "indicator") and the
+    round/iteration index ``t``.  Whether 0 is admissible for a given theorem is then decided by its own
+    conditions (e.g. ``T >= 1`` fails at T = 0 and is reported as failing)."""
+    out = set()
+    for name, meaning in symbols.items():
+        low = meaning.lower()
+        if any(low.startswith(w) for w in _ZERO_MEANINGS) or low in _INDEX_LETTERS.get(name, ()):
+            out.add(name)
+    return frozenset(out)
 
 
 @dataclass(frozen=True)
@@ -177,6 +202,11 @@ class Theorem:
 
         return {k: v for k, v in self.symbols.items() if v in VOCABULARY}
 
+    @cached_property
+    def zero_allowed(self) -> frozenset[str]:
+        """Names of the symbols that may be 0 (see :func:`zero_allowed_symbols`); all others must be > 0."""
+        return zero_allowed_symbols(self.symbols)
+
     @property
     def errata(self) -> tuple[Note, ...]:
         return tuple(n for n in self.notes if n.kind == "erratum")
@@ -204,7 +234,7 @@ class Theorem:
         missing = [n for n in names if n not in values]
         if missing:
             raise InputError(f"theorem {self.id} needs values for: {', '.join(missing)}")
-        vals = check_values(values, set(names))
+        vals = check_values(values, set(names), zero_ok=self.zero_allowed)
         try:
             out = fn(*(vals[n] for n in names))
         except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
@@ -212,7 +242,10 @@ class Theorem:
         if hasattr(out, "imag") and abs(complex(out).imag) > 1e-12 * max(1.0, abs(complex(out).real)):
             raise InputError(f"theorem {self.id}: rhs is not real at these values (a logarithm of a number "
                              f"below 1, e.g. delta >= 1?)")
-        return float(out.real) if hasattr(out, "real") else float(out)
+        try:
+            return float(out.real) if hasattr(out, "real") else float(out)
+        except (OverflowError, TypeError, ValueError):  # beyond double precision (e.g. 1e400)
+            return math.inf if complex(out).real > 0 else -math.inf
 
     def check_conditions(self, values: Mapping[str, float]) -> list[ConditionResult]:
         """Evaluate every condition at ``values``; a condition lacking a symbol's value gives ``None``."""
@@ -224,11 +257,15 @@ class Theorem:
             if missing:
                 results.append(ConditionResult(text, None, missing))
                 continue
-            vals = check_values(values, set(names))
+            vals = check_values(values, set(names), zero_ok=self.zero_allowed)
             subs = {s: sp.Float(vals[s.name], 30) for s in cond.free_symbols}
             if isinstance(cond, sp.core.relational.Relational):
-                left = float(cond.lhs.evalf(30, subs=subs))
-                right = float(cond.rhs.evalf(30, subs=subs))
+                try:
+                    left = float(cond.lhs.evalf(30, subs=subs))
+                    right = float(cond.rhs.evalf(30, subs=subs))
+                except (TypeError, ValueError):  # a side undefined at these values (e.g. 1/0)
+                    results.append(ConditionResult(text, None, ()))
+                    continue
                 tol = 1e-12 * max(abs(left), abs(right))  # boundary values (a = 4L/mu exactly) hold
                 ops = {">=": left >= right - tol, "<=": left <= right + tol, ">": left > right,
                        "<": left < right, "==": abs(left - right) <= tol, "!=": abs(left - right) > tol}

@@ -1,5 +1,6 @@
 """On-disk cache of reference optima: ``<key>.npz`` (the point) + ``<key>.json`` (value, gap, method, seconds,
-shape, SHA-256 of the npz bytes).
+shape, SHA-256 of the npz bytes, and ``meta_sha256``: the SHA-256 of the canonical JSON of every other field, so
+that the metadata (method and seconds included) is covered as well as the data).
 
 The key is the SHA-256 of the problem fingerprint, the solver settings and :data:`FORMAT_VERSION`.  The directory
 is ``$FEDRATES_CACHE`` if set, else the user cache directory (``~/.cache/fedrates/references`` on Linux).
@@ -23,8 +24,20 @@ import numpy as np
 
 __all__ = ["FORMAT_VERSION", "cache_dir", "entry_key", "load", "store", "remove"]
 
-FORMAT_VERSION = 1
-_META_KEYS = {"value", "gap", "method", "seconds", "shape", "npz_sha256", "format"}
+FORMAT_VERSION = 2
+_META_KEYS = {"value", "gap", "method", "seconds", "shape", "npz_sha256", "format", "meta_sha256"}
+
+
+def _meta_text(meta: Any) -> str:
+    """The exact text of a metadata file (a load compares the file with it, so any edit is detected)."""
+    return json.dumps(meta, indent=1, sort_keys=True)
+
+
+def _meta_digest(meta: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of every metadata field except the digest itself."""
+    text = json.dumps({k: meta[k] for k in sorted(meta) if k != "meta_sha256"}, sort_keys=True,
+                      separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def cache_dir() -> Path:
@@ -74,9 +87,14 @@ def load(key: str, shape: tuple[int, ...], directory: Path | None = None) -> tup
     if not npz_path.exists() and not json_path.exists():
         return None
     try:
-        meta = json.loads(json_path.read_text())
+        text = json_path.read_text()
+        meta = json.loads(text)
+        if text != _meta_text(meta):  # not byte-for-byte what store() writes: edited or damaged
+            raise ValueError("non-canonical metadata")
         if not isinstance(meta, dict) or not _META_KEYS <= set(meta) or meta["format"] != FORMAT_VERSION:
             raise ValueError("bad metadata")
+        if _meta_digest(meta) != meta["meta_sha256"]:
+            raise ValueError("metadata checksum mismatch")
         raw = npz_path.read_bytes()
         if hashlib.sha256(raw).hexdigest() != meta["npz_sha256"]:
             raise ValueError("checksum mismatch")
@@ -114,10 +132,12 @@ def store(key: str, w: np.ndarray, meta: Mapping[str, Any], directory: Path | No
     raw = buffer.getvalue()
     record = dict(meta)
     record.update(shape=list(np.shape(w)), npz_sha256=hashlib.sha256(raw).hexdigest(), format=FORMAT_VERSION)
+    record.pop("meta_sha256", None)
+    record["meta_sha256"] = _meta_digest(record)
     try:
         npz_path.parent.mkdir(parents=True, exist_ok=True)
         _atomic_write(npz_path, raw)
-        _atomic_write(json_path, json.dumps(record, indent=1, sort_keys=True).encode())
+        _atomic_write(json_path, _meta_text(record).encode())
     except OSError as exc:
         return f"reference cache not written ({npz_path.parent}): {exc.strerror or exc}"
     return None

@@ -12,6 +12,7 @@ import argparse
 import importlib
 import re
 import sys
+import warnings
 from collections.abc import Sequence
 
 from fedrates.solvers.errors import InputError
@@ -35,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
     """ArgumentParser whose errors are one line and exit 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"fedrates: error: {message}\n")
+        sys.stderr.write(f"fedrates: error: {_one_line(message)}\n")
         raise SystemExit(2)
 
 
@@ -48,6 +49,12 @@ def plain_help(text: str | None) -> str | None:
     if not text:
         return text
     return _LITERAL.sub(r"\1", _ROLE.sub(r"\1", text))
+
+
+def _one_line(message: object) -> str:
+    """A message as one safe line: newlines, ANSI escapes and other control characters echoed from user input
+    are shown escaped (``\\n``, ``\\x1b``), never interpreted by the terminal."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(message))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,9 +86,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.handler(args) or 0)
+        with warnings.catch_warnings():  # numeric edge cases are reported as values, never as warnings on stderr
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return int(args.handler(args) or 0)
     except InputError as exc:
-        sys.stderr.write(f"fedrates: error: {exc}\n")
+        sys.stderr.write(f"fedrates: error: {_one_line(exc)}\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("fedrates: interrupted; finished work was kept\n")

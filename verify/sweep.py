@@ -1,16 +1,28 @@
 """Sweeps: run every (claim, point) of a profile, in parallel, with an on-disk cache that makes runs resumable.
 
-The unit of work is one (claim, sweep point): its seeds are simulated together (one vectorized run with a replica
-axis), and the records of each seed are cached separately under
-``<out>/cache/<claim>/<point key>/seed-<s>.parquet``.  A point whose seeds are all cached is not recomputed, so an
-interrupted run (Ctrl-C) keeps every finished point and a rerun resumes.  The layout of a point's batch never
-depends on ``--jobs`` (processes split points, never seeds), so equal seeds give identical records for any
-number of jobs.
+The unit of work is one (claim, sweep point, seed batch): the claim's seeds are cut into at most
+:data:`MAX_BATCHES` fixed batches of at least :data:`SEED_BATCH` seeds (a claim may set ``seed_batch`` to fix the
+size; ``None`` keeps all seeds together), each batch is simulated
+as one vectorized run with a replica axis, and the records of each seed are cached as soon as its batch
+completes, under ``<out>/cache/<claim>/<key>/seed-<s>.parquet`` with a checksummed sidecar ``seed-<s>.json``.
+An interrupted run (Ctrl-C, SIGKILL) keeps every finished batch and a rerun resumes.  The batches never depend on
+``--jobs`` (processes split batches, never seeds), so equal seeds give identical records for any number of jobs,
+and each claim's records are put in a canonical row order (point, seed, round, metric) before they are returned.
+
+Integrity: the sidecar holds the SHA-256 of the parquet bytes and every metadata field (claim, point, seed,
+batch, code version, format), itself covered by a SHA-256 of the canonical metadata text; a read recomputes both
+and compares every field with what this run expects, so any change to either file (a single flipped bit
+included) makes the entry a miss that is recomputed, never trusted.  The key covers everything that changes the
+result: the claim's id and parameters, the point, the seed batch, :data:`CACHE_FORMAT` and a code version (the
+SHA-256 of the source of the claim's module and base classes, of the algorithm's module and of the whole
+``fedrates.solvers`` package).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import io
 import json
 import os
 import sys
@@ -19,16 +31,25 @@ import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from fedrates import solvers
 from fedrates.verify.claims.base import Claim
 
-__all__ = ["Task", "SweepResult", "run_claims"]
+__all__ = ["Task", "SweepResult", "run_claims", "SEED_BATCH", "CACHE_FORMAT", "code_version", "verify_entry"]
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+#: smallest default seed batch (seeds simulated together and saved together)
+SEED_BATCH = 6
+#: largest number of default batches per point (keeps the replica axis long enough to vectorize well)
+MAX_BATCHES = 4
+#: canonical row order of a claim's records (the columns present are used, in this order)
+ORDER = ("point", "seed", "round", "iterations", "metric")
+_META_FIELDS = {"format", "claim", "key", "point", "seed", "batch", "code", "rows", "parquet_sha256"}
 
 
 @dataclass
@@ -47,45 +68,191 @@ class SweepResult:
     cached: int = 0
 
 
-def _point_key(claim: Claim, point: dict) -> str:
-    text = json.dumps({"claim": claim.id, "point": point, "version": solvers.__version__, "format": CACHE_FORMAT},
+def _source_digest(paths: Sequence[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(set(paths)):
+        try:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        except OSError:
+            digest.update(path.name.encode() + b"\0missing")
+    return digest.hexdigest()
+
+
+@cache
+def _solvers_digest() -> str:
+    root = Path(solvers.__file__).resolve().parent
+    return _source_digest(list(root.rglob("*.py")))
+
+
+def _module_file(name: str) -> Path | None:
+    module = sys.modules.get(name)
+    path = getattr(module, "__file__", None)
+    return Path(path).resolve() if path else None
+
+
+def _algorithm_module(claim: Claim) -> str | None:
+    algorithm = getattr(claim, "algorithm", None)
+    if algorithm is None:
+        return None
+    if not isinstance(algorithm, str):
+        return type(algorithm).__module__
+    try:
+        from fedrates.solvers import algorithms
+
+        return algorithms.get(algorithm).__module__ if hasattr(algorithms.get(algorithm), "__module__") else None
+    except Exception:  # an id that is not a registered algorithm (an experiment, a toy claim)
+        return None
+
+
+def code_version(claim: Claim) -> str:
+    """SHA-256 of the code that produces a claim's records: its class's modules (the whole MRO up to
+    :class:`Claim`), the algorithm's module and every source file of ``fedrates.solvers``."""
+    modules = {c.__module__ for c in type(claim).__mro__ if c.__module__ not in ("builtins", "abc")}
+    algorithm = _algorithm_module(claim)
+    if algorithm:
+        modules.add(algorithm)
+    return _modules_digest(tuple(sorted(modules)))
+
+
+@cache
+def _modules_digest(modules: tuple[str, ...]) -> str:
+    """Digest of the given modules' sources and of ``fedrates.solvers`` (read once per process)."""
+    files = [f for f in (_module_file(m) for m in modules) if f is not None]
+    return hashlib.sha256((_source_digest(files) + _solvers_digest()).encode()).hexdigest()
+
+
+def _stable(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {"__type__": f"{type(obj).__module__}.{type(obj).__qualname__}",
+                **{f.name: _stable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}}
+    if isinstance(obj, dict):
+        return {str(k): _stable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_stable(v) for v in obj]
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return obj
+    if callable(obj):
+        return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', type(obj).__qualname__)}"
+    return f"{type(obj).__module__}.{type(obj).__qualname__}:{obj!s}"
+
+
+def _point_key(claim: Claim, point: dict, batch: Sequence[int] = ()) -> str:
+    text = json.dumps({"claim": _stable(claim), "point": _stable(point), "batch": [int(s) for s in batch],
+                       "version": solvers.__version__, "code": code_version(claim), "format": CACHE_FORMAT},
                       sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
 
 
-def _cache_dir(root: Path, claim: Claim, point: dict) -> Path:
-    return root / _safe(claim.id) / _point_key(claim, point)
+def _cache_dir(root: Path, claim: Claim, point: dict, batch: Sequence[int] = ()) -> Path:
+    return root / _safe(claim.id) / _point_key(claim, point, batch)
 
 
-def _read_cached(directory: Path, seeds: Sequence[int]) -> pd.DataFrame | None:
+def _meta_text(meta: dict) -> bytes:
+    return json.dumps({k: meta[k] for k in sorted(meta) if k != "meta_sha256"}, sort_keys=True,
+                      separators=(",", ":"), default=str).encode()
+
+
+def _expected_meta(claim: Claim, point: dict, seed: int, batch: Sequence[int], key: str) -> dict:
+    return {"format": CACHE_FORMAT, "claim": claim.id, "key": key, "point": json.loads(json.dumps(
+        _stable(point), default=str)), "seed": int(seed), "batch": [int(s) for s in batch],
+        "code": code_version(claim)}
+
+
+def verify_entry(parquet: bytes, meta_bytes: bytes, expected: dict) -> pd.DataFrame | None:
+    """The records of one cache entry if both files are intact and describe what ``expected`` asks for; None
+    otherwise.  Checks: the sidecar is a JSON object with exactly the known fields, its ``meta_sha256`` matches
+    the canonical text of the other fields, every expected field is equal, the parquet bytes hash to
+    ``parquet_sha256``, and the table has ``rows`` rows, all of seed ``seed``."""
+    try:
+        meta = json.loads(meta_bytes.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(meta, dict) or set(meta) != _META_FIELDS | {"meta_sha256"}:
+        return None
+    if meta_bytes != json.dumps(meta, sort_keys=True).encode():  # not exactly what was written
+        return None
+    if hashlib.sha256(_meta_text(meta)).hexdigest() != meta["meta_sha256"]:
+        return None
+    if any(meta.get(k) != v for k, v in expected.items()):
+        return None
+    if hashlib.sha256(parquet).hexdigest() != meta["parquet_sha256"]:
+        return None
+    try:
+        frame = pd.read_parquet(io.BytesIO(parquet))
+    except Exception:  # unreadable despite a matching hash: not trusted
+        return None
+    if len(frame) != meta["rows"] or ("seed" in frame and not (frame["seed"] == meta["seed"]).all()):
+        return None
+    return frame
+
+
+def _read_cached(directory: Path, claim: Claim, point: dict, seeds: Sequence[int],
+                 batch: Sequence[int] = ()) -> pd.DataFrame | None:
     frames = []
+    key = directory.name
     for s in seeds:
-        path = directory / f"seed-{s}.parquet"
-        if not path.exists():
+        path, side = directory / f"seed-{s}.parquet", directory / f"seed-{s}.json"
+        if not path.exists() or not side.exists():
             return None
         try:
-            frames.append(pd.read_parquet(path))
-        except Exception:  # a corrupt cache entry is recomputed, never trusted
+            frame = verify_entry(path.read_bytes(), side.read_bytes(),
+                                 _expected_meta(claim, point, s, batch or seeds, key))
+        except OSError:
+            frame = None
+        if frame is None:  # a damaged entry is recomputed, never trusted
             path.unlink(missing_ok=True)
+            side.unlink(missing_ok=True)
             return None
+        frames.append(frame)
     return pd.concat(frames, ignore_index=True) if frames else None
 
 
-def _write_cached(directory: Path, records: pd.DataFrame) -> None:
+def _atomic_bytes(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _write_cached(directory: Path, records: pd.DataFrame, claim: Claim | None = None, point: dict | None = None,
+                  batch: Sequence[int] = ()) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     for seed, part in records.groupby("seed"):
-        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-        os.close(fd)
-        try:
-            part.reset_index(drop=True).to_parquet(tmp, index=False)
-            os.replace(tmp, directory / f"seed-{int(seed)}.parquet")
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        buffer = io.BytesIO()
+        part.reset_index(drop=True).to_parquet(buffer, index=False)
+        raw = buffer.getvalue()
+        meta = _expected_meta(claim, point or {}, int(seed), batch, directory.name) if claim is not None else {
+            "format": CACHE_FORMAT, "claim": "", "key": directory.name, "point": {}, "seed": int(seed),
+            "batch": [int(s) for s in batch], "code": ""}
+        meta.update(rows=len(part), parquet_sha256=hashlib.sha256(raw).hexdigest())
+        meta["meta_sha256"] = hashlib.sha256(_meta_text(meta)).hexdigest()
+        # parquet first, sidecar last: a sidecar exists only beside the complete data it describes
+        _atomic_bytes(directory / f"seed-{int(seed)}.parquet", raw)
+        _atomic_bytes(directory / f"seed-{int(seed)}.json", json.dumps(meta, sort_keys=True).encode())
+
+
+def _batches(claim: Claim, seeds: Sequence[int]) -> list[list[int]]:
+    seeds = [int(s) for s in seeds]
+    size = getattr(claim, "seed_batch", max(SEED_BATCH, -(-len(seeds) // MAX_BATCHES)))
+    if not size or size >= len(seeds):
+        return [seeds] if seeds else []
+    return [seeds[i:i + size] for i in range(0, len(seeds), size)]
+
+
+def canonical(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows in the canonical order (point, seed, round, iterations, metric; stable), index reset."""
+    cols = [c for c in ORDER if c in frame.columns]
+    if not cols:
+        return frame.reset_index(drop=True)
+    return frame.sort_values(cols, kind="mergesort").reset_index(drop=True)
 
 
 def _simulate(task: Task) -> pd.DataFrame:
@@ -106,12 +273,14 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
             result.errors[claim.id] = f"{type(exc).__name__}: {exc}"
             continue
         for i, point in enumerate(points):
-            cached = _read_cached(_cache_dir(cache_root, claim, point), seeds) if cache_root else None
-            if cached is not None:
-                per_claim[claim.id].append(cached)
-                result.cached += 1
-            else:
-                tasks.append(Task(claim, i, point, seeds))
+            for batch in _batches(claim, seeds):
+                cached = (_read_cached(_cache_dir(cache_root, claim, point, batch), claim, point, batch, batch)
+                          if cache_root else None)
+                if cached is not None:
+                    per_claim[claim.id].append(cached)
+                    result.cached += 1
+                else:
+                    tasks.append(Task(claim, i, point, batch))
     total, done = len(tasks), 0
 
     def finish(task: Task, frame: pd.DataFrame | None, error: str | None) -> None:
@@ -124,7 +293,8 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
             result.computed += 1
             if cache_root is not None:
                 try:
-                    _write_cached(_cache_dir(cache_root, task.claim, task.point), frame)
+                    _write_cached(_cache_dir(cache_root, task.claim, task.point, task.seeds), frame, task.claim,
+                                  task.point, task.seeds)
                 except OSError as exc:  # an unwritable cache must not lose the computed result
                     sys.stderr.write(f"fedrates: warning: could not cache results: {exc}\n")
         if on_progress:
@@ -144,6 +314,7 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = {pool.submit(_simulate, t): t for t in tasks}
+            handled: set = set()
             try:
                 pending = set(futures)
                 while pending:
@@ -151,15 +322,23 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                     for fut in finished:
                         task = futures[fut]
                         exc = fut.exception()
+                        handled.add(fut)
                         finish(task, None if exc else fut.result(), _describe(exc) if exc else None)
             except KeyboardInterrupt:
                 for fut in futures:
                     fut.cancel()
+                # batches that completed while the interrupt arrived are saved too, never dropped
+                for fut, task in futures.items():
+                    if fut not in handled and fut.done() and not fut.cancelled() and fut.exception() is None:
+                        try:
+                            finish(task, fut.result(), None)
+                        except BaseException:  # saving is best effort on the way out; the interrupt goes on
+                            pass
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
     for claim_id, frames in per_claim.items():
         if frames and claim_id not in result.errors:
-            result.records[claim_id] = pd.concat(frames, ignore_index=True)
+            result.records[claim_id] = canonical(pd.concat(frames, ignore_index=True))
     return result
 
 

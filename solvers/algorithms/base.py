@@ -225,7 +225,9 @@ def _default_reference(problem: Any, warnings: list[str]) -> Any | None:
             return None
         raise
     try:
-        return module.solve(problem)
+        ref = module.solve(problem)
+        warnings.extend(getattr(ref, "warnings", ()))  # e.g. "reference cache not written": shown by `run` too
+        return ref
     except VerificationError as exc:
         warnings.append(f"reference optimum not certified ({exc}); objective gap and distance to optimum are NaN")
         return None

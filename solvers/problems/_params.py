@@ -10,7 +10,12 @@ import numpy as np
 
 from fedrates.solvers.errors import InputError, unknown_name
 
-__all__ = ["Param", "Family", "resolve"]
+__all__ = ["Param", "Family", "resolve", "MAX_INT", "MAX_SEED"]
+
+#: largest value of an integer parameter (sizes, counts); memory is checked separately by the commands
+MAX_INT = 2**31 - 1
+#: largest data-generator seed
+MAX_SEED = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -34,9 +39,16 @@ class Param:
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise InputError(f"parameter {name}={value!r} is not a number; expected {self.meaning}")
         if self.kind == "int":
-            if float(value) != int(value):
+            if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+                raise InputError(f"parameter {name}={value!r} must be a finite integer ({self.meaning})")
+            if isinstance(value, (float, np.floating)) and float(value) != int(value):
                 raise InputError(f"parameter {name}={value!r} must be an integer ({self.meaning})")
+            given = f"{value:g}" if isinstance(value, (float, np.floating)) else str(value)
             value = int(value)
+            high = MAX_SEED if name == "seed" else MAX_INT
+            if value > high:
+                given = given if len(given) <= 24 else given[:21] + "..."
+                raise InputError(f"parameter {name}={given} is too large; expected {name} <= {high}")
         else:
             value = float(value)
             if not np.isfinite(value):
@@ -75,4 +87,47 @@ def resolve(family: Family, preset: str | None, overrides: Mapping[str, Any]) ->
     out = {name: family.parameters[name].coerce(name, value) for name, value in params.items()}
     for check in family.checks:
         check(out)
+    check_footprint(family.name, out)
     return out
+
+
+#: share of the available memory one problem instance may take
+MEMORY_SHARE = 0.5
+
+
+def available_memory() -> int:
+    """Bytes available to a new allocation (MemAvailable on Linux, else the free physical pages)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import os
+
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+def footprint(params: Mapping[str, Any]) -> float:
+    """Bytes an instance may hold: per client a data matrix (samples x model size), a model-size square (Hessian,
+    Gram or a Haar rotation) and the factors of a factored Hessian, float64, times 2 for a working copy
+    (bao-lasso: about 1.1 GiB)."""
+    p = params.get("dim") or (params.get("rows", 1) * params.get("cols", 1))
+    clients = params.get("clients", 1) or 1
+    samples = params.get("samples", 0) or 0
+    inner = params.get("inner", 0) if params.get("structure") == "factors" else 0
+    return 2.0 * 8 * clients * (samples * p + p * p + inner * p)
+
+
+def check_footprint(name: str, params: Mapping[str, Any]) -> None:
+    """Refuse, before anything is allocated, an instance needing more than half of the available memory."""
+    needed, avail = footprint(params), available_memory()
+    if needed > MEMORY_SHARE * avail:
+        sizes = ", ".join(f"{k}={params[k]}" for k in ("clients", "samples", "dim", "rows", "cols") if k in params)
+        raise InputError(f"problem {name} ({sizes}) needs about {needed / 2**30:.3g} GiB of memory, more than "
+                         f"{MEMORY_SHARE:.0%} of the {avail / 2**30:.3g} GiB available; use fewer clients, "
+                         f"samples or a smaller dimension")

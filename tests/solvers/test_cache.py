@@ -130,3 +130,30 @@ def test_load_removes_garbage_entries(cache_dir):
     (cache_dir / f"{key}.json").write_text("{}")
     assert _cache.load(key, (3,)) is None
     assert not list(cache_dir.iterdir())
+
+
+@pytest.mark.parametrize("field,value", [("method", "cvxpy"), ("seconds", 0.001), ("value", 1.0), ("gap", 0.0)])
+def test_metadata_fields_are_covered_by_the_checksum(tmp_path, field, value):
+    w = np.arange(6.0).reshape(2, 3)
+    meta = {"value": 2.5, "gap": 1e-12, "method": "fast", "seconds": 3.25}
+    assert _cache.store("k", w, meta, tmp_path) is None
+    assert _cache.load("k", (2, 3), tmp_path)[1]["method"] == "fast"
+    path = tmp_path / "k.json"
+    doc = json.loads(path.read_text())
+    doc[field] = value  # the npz checksum still matches: only meta_sha256 can tell
+    path.write_text(json.dumps(doc))
+    assert _cache.load("k", (2, 3), tmp_path) is None
+    assert not path.exists()  # a damaged entry is removed, then recomputed by the caller
+
+
+def test_every_single_bit_flip_of_the_metadata_is_a_miss(tmp_path):
+    w = np.ones((2, 2))
+    _cache.store("k", w, {"value": 1.0, "gap": 1e-13, "method": "fast", "seconds": 0.5}, tmp_path)
+    npz, side = (tmp_path / "k.npz").read_bytes(), (tmp_path / "k.json").read_bytes()
+    for i in range(len(side)):
+        for bit in range(8):
+            raw = bytearray(side)
+            raw[i] ^= 1 << bit
+            (tmp_path / "k.npz").write_bytes(npz)
+            (tmp_path / "k.json").write_bytes(bytes(raw))
+            assert _cache.load("k", (2, 2), tmp_path) is None, (i, bit)

@@ -4,9 +4,11 @@
     fedrates explore bao.thm2.1 --set mu=0.5 L=1 a=8 T=1e4 K=4 E=2 Lam=1 H=1 rho=1 sigma=1 B=1 --dominant T
     fedrates explore bao.thm2.1 --set ... --solve T --target 1e-3 --json
 
-Symbol values and targets are parsed by :mod:`fedrates.bounds.parse` (numbers and arithmetic only).  Bad input (unknown
-theorem or symbol, missing values for a requested numeric answer, non-positive values, no positive root) is one
-line on stderr and exit status 2; failing theorem conditions are reported and the answer is still given.
+Symbol values and targets are parsed by :mod:`fedrates.bounds.parse` (numbers and arithmetic only).  Every symbol is
+positive except indicators and the round index t, which may be 0.  Every argument is validated before any analysis.
+Bad input (unknown theorem or symbol, missing values for a requested numeric answer, non-positive values, a bad
+range, no root in the range) is one line on stderr and exit status 2; failing theorem conditions are reported (for
+--dominant: on which intervals) and the answer is still given.  --solve is numeric and bounded in time.
 """
 
 from __future__ import annotations
@@ -58,27 +60,84 @@ def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
-def run(args: argparse.Namespace) -> int:
+def _validate(args: argparse.Namespace, theorem: Any) -> tuple[dict[str, float], float | None, float | None,
+                                                             float | None]:
+    """Every argument checked before any analysis: (values, lo, hi, target)."""
     from fedrates.bounds import analysis
-    from fedrates.bounds.parse import parse_assignments, parse_number
+    from fedrates.bounds.parse import parse_assignments, parse_number, shown
 
-    theorem = _lookup(args.theorem)
     names = sorted(s.name for s in theorem.free_symbols)
-    values = parse_assignments(args.assignments, names)
-    if args.solve and args.target is None:
-        raise InputError("--solve needs --target EPS")
-    if args.target is not None and not args.solve:
-        raise InputError("--target is only used with --solve VAR")
+    values = parse_assignments(args.assignments, names, zero_ok=theorem.zero_allowed)
     for opt in ("exponent", "solve", "dominant"):
         var = getattr(args, opt)
         if var is not None:
             analysis.symbol(theorem, var)  # unknown variable -> InputError with a suggestion
             if var not in {s.name for s in theorem.rhs.free_symbols}:
-                raise InputError(f"--{opt} {var}: '{var}' appears only in the conditions of {theorem.id}, "
-                                 f"not in its rhs")
+                raise InputError(f"--{opt} {shown(var)}: '{shown(var)}' appears only in the conditions of "
+                                 f"{theorem.id}, not in its rhs")
     lo = hi = None
     if args.vrange:
         lo, hi = (parse_number(t) for t in args.vrange)
+        if not 0 < lo < hi:
+            raise InputError(f"--range must satisfy 0 < LO < HI, got LO = {lo:g}, HI = {hi:g}")
+    target = None
+    if args.target is not None:
+        target = parse_number(args.target, values)
+    for opt in ("solve", "dominant"):
+        var = getattr(args, opt)
+        if var is not None:
+            missing = sorted(s.name for s in theorem.rhs.free_symbols if s.name != var and s.name not in values)
+            if missing:
+                what = "solving for" if opt == "solve" else "dominant regimes in"
+                raise InputError(f"{what} {var} needs values for: {', '.join(missing)}")
+    return values, lo, hi, target
+
+
+def run(args: argparse.Namespace) -> int:
+    import warnings
+
+    with warnings.catch_warnings():  # numeric edge cases are reported as values, not as warnings on stderr
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _run(args)
+
+
+def _precheck(args: argparse.Namespace) -> None:
+    """The checks that need no theorem (and no sympy import): option combinations and a plain-number range."""
+    import math
+
+    if args.solve and args.target is None:
+        raise InputError("--solve needs --target EPS")
+    if args.target is not None and not args.solve:
+        raise InputError("--target is only used with --solve VAR")
+    if args.vrange and not (args.solve or args.dominant):
+        raise InputError("--range is only used with --solve VAR or --dominant VAR")
+    if args.at_zero and not args.exponent:
+        raise InputError("--at-zero is only used with --exponent VAR")
+    for item in args.assignments:
+        key, _, text = item.partition("=")
+        try:
+            value = float(text)
+        except ValueError:
+            continue  # arithmetic: checked when parsed
+        if not math.isfinite(value) or value < 0:
+            raise InputError(f"value of '{key.strip()}' must be a finite positive number (>= 0 for indicators and "
+                             f"round indices), got {text.strip()}")
+    if args.vrange:
+        try:
+            lo, hi = (float(t) for t in args.vrange)
+        except ValueError:
+            return  # arithmetic: checked after parsing
+        if not (math.isfinite(lo) and math.isfinite(hi) and 0 < lo < hi):
+            raise InputError(f"--range must satisfy 0 < LO < HI < inf, got LO = {lo:g}, HI = {hi:g}")
+
+
+def _run(args: argparse.Namespace) -> int:
+    _precheck(args)  # before sympy is imported: the quick refusals stay quick
+    from sympy import sstr as sp_str
+
+    from fedrates.bounds import analysis
+    theorem = _lookup(args.theorem)
+    values, lo, hi, target = _validate(args, theorem)
 
     doc: dict[str, Any] = {
         "id": theorem.id, "label": theorem.label, "title": theorem.title, "kind": theorem.kind,
@@ -101,17 +160,23 @@ def run(args: argparse.Namespace) -> int:
                            "log_factor": info.log_factor, "numeric_slope": info.numeric, "note": info.note}
     if args.dominant:
         kw = {} if lo is None else {"lo": lo, "hi": hi}
-        regimes = analysis._regimes(theorem, args.dominant, values, **kw)
-        doc["dominant"] = [{"term": str(t), "latex": analysis.to_latex(t), "lo": a, "hi": b}
-                           for t, a, b in regimes]
+        regimes = analysis._regimes_full(theorem, args.dominant, values, **kw)
+        doc["dominant"] = [{"term": sp_str(t), "latex": analysis.to_latex(t), "lo": a, "hi": b,
+                            "conditions_fail": [{"condition": c, "lo": fa, "hi": fb} for c, fa, fb in fails]}
+                           for t, a, b, fails in regimes]
     if args.solve:
-        target = parse_number(args.target, values)
         kw = {} if lo is None else {"lo": lo, "hi": hi}
-        roots = analysis.solve_for(theorem, args.solve, target, values, **kw)
-        if not roots:
-            raise InputError(f"no positive root of {theorem.id} rhs = {target:g} in {args.solve}")
+        sol = analysis.solve_details(theorem, args.solve, target, values, **kw)
+        doc["flat"] = [list(f) for f in sol.flat]
+        if not sol.roots and not sol.flat:
+            where = f"{args.solve} in [{sol.lo:g}, {sol.hi:g}]"
+            if sol.undefined > 0:
+                raise InputError(f"inconclusive: no positive root of {theorem.id} rhs = {target:g} found for "
+                                 f"{where}, and the rhs is undefined on {100 * sol.undefined:.0f}% of that range")
+            raise InputError(f"no positive root of {theorem.id} rhs = {target:g} found for {where}")
         doc["roots"] = [{"value": r, "conditions_fail": theorem.failed_conditions({**values, args.solve: r})}
-                        for r in roots]
+                        for r in sol.roots]
+        doc["range"] = [sol.lo, sol.hi]
         doc["target"] = target
     if args.latex:
         doc["latex"] = analysis.to_latex(theorem)
@@ -136,7 +201,8 @@ def _print_text(doc: dict[str, Any]) -> None:
     if doc["conditions"]:
         out("  conditions:\n")
         for c in doc["conditions"]:
-            status = {True: "holds", False: "FAILS", None: "needs " + ", ".join(c["missing"])}[c["holds"]]
+            pending = "needs " + ", ".join(c["missing"]) if c["missing"] else "undefined at these values"
+            status = {True: "holds", False: "FAILS", None: pending}[c["holds"]]
             out(f"    {c['condition']:<40} {status}\n")
     if doc["value"] is not None:
         out(f"  value: {_fmt(doc['value'])}\n")
@@ -151,6 +217,10 @@ def _print_text(doc: dict[str, Any]) -> None:
         out("  dominant term by interval:\n")
         for r in doc["dominant"]:
             out(f"    [{_fmt(r['lo'])}, {_fmt(r['hi'])}]  {r['term']}\n")
+            for c in r["conditions_fail"]:
+                out(f"      condition {c['condition']} FAILS on [{_fmt(c['lo'])}, {_fmt(c['hi'])}]\n")
+    for a_, b_ in doc.get("flat", ()):
+        out(f"  rhs = {_fmt(doc['target'])} on all of [{_fmt(a_)}, {_fmt(b_)}] (constant at double precision)\n")
     if "roots" in doc:
         out(f"  roots of rhs = {_fmt(doc['target'])}:\n")
         for r in doc["roots"]:

@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from fedrates.solvers.errors import VerificationError
-from fedrates.verify.commands._common import parse_assignments, print_json
+from fedrates.verify.commands._common import print_json, validate_reference
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     started = time.perf_counter()
-    params = parse_assignments(args.assignments)
+    params = validate_reference(args)  # ranges, memory and --tol before the problem is built
     from fedrates.solvers import problems
     from fedrates.solvers.reference import solve
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from fedrates.solvers.errors import InputError
-from fedrates.verify.commands._common import print_json
+from fedrates.verify.commands._common import print_json, validate_verdicts
 
 FORMATS = ("html", "pdf")
 
@@ -71,6 +71,7 @@ def load_run(directory: Path) -> tuple[Any, list[dict[str, Any]], dict[str, Any]
     verdicts = _list_of_dicts(
         _load_json(directory / "verdicts.json", "verdicts"), "verdicts", directory / "verdicts.json"
     )
+    validate_verdicts(verdicts, directory / "verdicts.json")  # types the report relies on, named when wrong
     provenance = _load_json(directory / "provenance.json", "provenance")
     if not isinstance(provenance, dict):
         raise InputError(f"'{directory / 'provenance.json'}' must hold a JSON object")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fedrates.solvers.errors import InputError
-from fedrates.verify.commands._common import parse_assignments, print_json, to_jsonable
+from fedrates.verify.commands._common import parse_assignments, print_json, save_fallback, to_jsonable, validate_run
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,20 +45,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def _seeds(args: argparse.Namespace) -> list[int]:
-    if args.seeds is None:
-        return [args.seed]
-    try:
-        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
-    except ValueError:
-        raise InputError(f"--seeds '{args.seeds}' is not a comma-separated list of integers") from None
-    if not seeds:
-        raise InputError("--seeds is empty; expected e.g. --seeds 0,1,2")
-    if len(set(seeds)) != len(seeds):
-        raise InputError(f"--seeds '{args.seeds}' repeats a seed; expected distinct seeds")
-    return seeds
-
-
 def _problem(args: argparse.Namespace) -> Any:
     from fedrates.solvers import problems
     name = args.problem
@@ -75,7 +61,7 @@ def _problem(args: argparse.Namespace) -> Any:
 
 
 def _hyper(args: argparse.Namespace) -> dict[str, Any]:
-    hyper = parse_assignments(args.hyper)
+    hyper = parse_assignments(args.hyper, "--hyper")
     for key, value in (("local_steps", args.local_steps), ("batch", args.batch)):
         if value is not None:
             if key in hyper and hyper[key] != value:
@@ -101,15 +87,11 @@ def _write(trace: Any, problem: Any, out: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    seeds = validate_run(args)  # every argument, the sizes and the --out destination, before any work
     from fedrates.solvers import algorithms
     algorithms.get(args.algorithm)  # unknown names fail before the problem is built
-    problem = _problem(args)
-    seeds = _seeds(args)
-    if args.out:
-        suffix = Path(args.out).suffix
-        if suffix not in (".parquet", ".csv"):
-            raise InputError(f"--out '{args.out}' has an unknown format; expected a .parquet or .csv file name")
     method = algorithms.make(args.algorithm, **_hyper(args))
+    problem = _problem(args)
     trace = algorithms.run_batch(method, problem, args.rounds, seeds=seeds, participating=args.participating,
                                  gradients=args.gradients, record_every=args.record_every)
     resolve = getattr(method, "resolved_hyperparameters", None)
@@ -123,16 +105,22 @@ def run(args: argparse.Namespace) -> int:
                      "(--set sigma=VALUE adds gradient noise)")
     for note in notes:
         sys.stderr.write(f"fedrates: warning: {note}\n")
+    status = 0
     if args.out:
-        _write(trace, problem, args.out)
+        try:
+            _write(trace, problem, args.out)
+        except OSError as exc:  # checked before the run, failed anyway: keep the results and say where
+            kept = save_fallback(lambda p: _write(trace, problem, str(p)), args.out, exc)
+            sys.stderr.write(f"fedrates: error: {kept}\n")
+            status = 2
     finals = [{k: _py(v) for k, v in row.items()} for row in trace.final().to_dict("records")]
     if args.json:
         print_json({"params": trace.params, "diverged": bool(trace.diverged.any()),
                     "final": finals[0] if len(finals) == 1 else finals, "warnings": trace.warnings,
                     "out": args.out})
-        return 0
+        return status
     _print_table(trace, finals)
-    return 0
+    return status
 
 
 def _py(value: Any) -> Any:

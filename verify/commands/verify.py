@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from fedrates.solvers.errors import InputError
+from fedrates.verify.commands._common import validate_verify
 
 PROFILES = ("quick", "standard", "full")
 OK_VERDICTS = {"pass", "erratum"}
@@ -60,14 +61,14 @@ def _prepare_out(path: str) -> Path:
 
 
 def main(args: argparse.Namespace) -> int:
-    from fedrates.verify import claims as claim_registry
-
     if args.profile not in PROFILES:
         raise InputError(f"unknown profile '{args.profile}'; expected one of: {', '.join(PROFILES)}")
     if args.executor != "local":
         raise InputError(f"executor '{args.executor}' is not available; expected 'local'")
-    jobs = _positive_int("--jobs", args.jobs, 1) if args.jobs is not None else max(1, os.cpu_count() or 1)
-    base_seed = _positive_int("--seed", args.seed, 0)
+    jobs, base_seed = validate_verify(args)  # ranges checked before any claim is loaded
+    jobs = jobs if jobs is not None else max(1, os.cpu_count() or 1)
+    from fedrates.verify import claims as claim_registry
+
     selected = claim_registry.select(args.only)
     out = _prepare_out(args.out)
     from fedrates.verify.pipeline import verify_claims
