@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("selfcheck", help="run the catalogue of broken variants against the claims (kill ratio)",
                        description=__doc__)
     p.add_argument("--profile", default="quick", help="quick (default) or standard")
-    p.add_argument("--only", default=None, metavar="PATTERN", help="glob or substring of variant ids")
+    p.add_argument("--only", default=None, metavar="PATTERN", help="a variant id, or a glob or substring of variant ids")
     p.add_argument("--jobs", default=None, type=str, help="worker processes (default: number of cores)")
     p.add_argument("--seed", default="0", type=str, help="base seed of the Monte-Carlo seeds (default 0)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON document")
@@ -124,7 +124,8 @@ def main(args: argparse.Namespace) -> int:
         raise InputError(f"--jobs {jobs} must be >= 1 and --seed {base_seed} >= 0")
     variants = list(all_variants())
     if args.only:
-        variants = [v for v in variants if fnmatch.fnmatchcase(v.id, args.only) or args.only in v.id]
+        exact = [v for v in variants if v.id == args.only]  # an exact id selects that variant alone
+        variants = exact or [v for v in variants if fnmatch.fnmatchcase(v.id, args.only) or args.only in v.id]
         if not variants:
             raise InputError(f"--only '{args.only}' matches no broken variant; available: "
                              + ", ".join(v.id for v in all_variants()))
