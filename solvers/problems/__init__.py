@@ -11,12 +11,14 @@ from typing import Any
 
 from fedrates.solvers.errors import unknown_name
 from fedrates.solvers.problems import lasso, quadratic, trace
+from fedrates.solvers.problems import separation
 from fedrates.solvers.problems._params import Family, resolve
 from fedrates.solvers.problems.base import Problem
 
 __all__ = ["Problem", "make", "names", "presets", "family", "FAMILIES"]
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (lasso.FAMILY, trace.FAMILY, quadratic.FAMILY)}
+FAMILIES[separation.FAMILY.name] = separation.FAMILY
 
 
 def names() -> list[str]:
