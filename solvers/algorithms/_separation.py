@@ -65,7 +65,8 @@ class Coins:
 
 
 def coins_for_seeds(seeds: Sequence[int], clients: int) -> Coins:
-    return Coins([make_streams(int(s), clients).clients[0] for s in seeds])
+    """The streams ``make_streams(seed, clients).clients[0]``, building only that generator per seed."""
+    return Coins([np.random.default_rng(np.random.SeedSequence(int(s)).spawn(clients + 1)[1]) for s in seeds])
 
 
 def coins_from_context(state: dict, ctx: Any) -> Coins:

@@ -553,8 +553,8 @@ class A1MeanClaim(_BylinkinClaim):
     recursion; SC-AccExtragradient on an interpolating instance at θ = 0.1/(3(δ_f + δ_g))."""
 
     iterations: int = 12
-    theta_scale: float = 0.1 / 3
-    n_seeds: dict = field(default_factory=lambda: {"quick": 2000, "standard": 4000, "full": 16000})
+    theta_scale: float = 0.1
+    n_seeds: dict = field(default_factory=lambda: {"quick": 6000, "standard": 10000, "full": 40000})
 
     def _directions(self, d: int, sp: Any) -> np.ndarray:
         u = np.random.default_rng(7).standard_normal(d)
@@ -606,10 +606,13 @@ class VRMeanClaim(_BylinkinClaim):
 
     iterations: int = 3
     n_seeds: dict = field(default_factory=lambda: {"quick": 400, "standard": 800, "full": 3200})
+    #: projections measured: bottom and top eigenvectors of H, and a fixed generic unit vector
+    directions: tuple[str, ...] = ("bottom", "generic")
 
     def _directions(self, d: int, sp: Any) -> np.ndarray:
         u = np.random.default_rng(11).standard_normal(d)
-        return np.stack([sp.bottom, u / np.linalg.norm(u)])
+        table = {"bottom": sp.bottom, "top": np.linalg.eigh(sp.H)[1][:, -1], "generic": u / np.linalg.norm(u)}
+        return np.stack([table[k] for k in self.directions])
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         from fedrates.solvers.algorithms._separation import simulate as run
@@ -619,7 +622,8 @@ class VRMeanClaim(_BylinkinClaim):
         x0 = sp.xstar + np.ones(problem.dim)
         st = run(alg, problem, self.iterations, list(seeds), w0=x0)
         proj = (alg.output(st) - sp.xstar) @ self._directions(problem.dim, sp).T
-        frames = [_records(self, j, point, {"projection": proj[:, j]}, list(seeds), problem.dim) for j in range(2)]
+        frames = [_records(self, j, point, {"projection": proj[:, j]}, list(seeds), problem.dim)
+                  for j in range(proj.shape[1])]
         return pd.concat(frames, ignore_index=True)
 
     def expected(self, sp: Any) -> np.ndarray:
@@ -677,12 +681,22 @@ class RoundsClaim(_BylinkinClaim):
         alg = _algorithm(self, self.algorithm)
         st = run(alg, problem, self.iterations, list(seeds))
         group = "rounds_g" if self.kind.endswith("_g") else "rounds_f"
-        return _records(self, 0, point, {"rounds_per_iteration": st[group] / self.iterations}, list(seeds),
-                        problem.dim)
+        values = {"rounds_per_iteration": st[group] / self.iterations}
+        if self.kind == "a1_var":
+            p = sp.delta_f / (sp.delta_f + sp.delta_g)
+            values = {"squared_deviation": (st[group] - 2 * self.iterations * p) ** 2}
+        return _records(self, 0, point, values, list(seeds), problem.dim)
 
     def prediction(self, sp: Any) -> tuple[float, float, dict]:
         """(mean, sd of one replica's per-iteration average, values)."""
         K = self.iterations
+        if self.kind == "a1_var":
+            # R_f ~ Binomial(2K, p) when the two coins of an iteration are independent: E(R_f − 2Kp)² = 2Kp(1 − p),
+            # Var = μ4 − σ⁴ with μ4 = nπ(1 + 3(n − 2)π), π = p(1 − p), n = 2K
+            p = sp.delta_f / (sp.delta_f + sp.delta_g)
+            n, pi = 2 * K, p * (1 - p)
+            mu4 = n * pi * (1 + 3 * (n - 2) * pi)
+            return n * pi, math.sqrt(mu4 - (n * pi) ** 2), {"p": p}
         if self.kind == "a1":
             p = sp.delta_f / (sp.delta_f + sp.delta_g)
             return 2 * p, math.sqrt(2 * K * p * (1 - p)) / K, {"p": p}
@@ -700,8 +714,8 @@ class RoundsClaim(_BylinkinClaim):
         if early:
             return early
         mean, sd, extra = self.prediction(sp)
-        res = checks.exact_expectation(_values(records, "rounds_per_iteration"), np.array([mean]),
-                                       sd=np.array([sd]))
+        metric = "squared_deviation" if self.kind == "a1_var" else "rounds_per_iteration"
+        res = checks.exact_expectation(_values(records, metric), np.array([mean]), sd=np.array([sd]))
         return self.verdict(res, conditions=conds, seeds=seeds, constants={**vals, **extra},
                             statement=_theorem(self.theorem).statement, reference_gap=0.0, smallest_measured=mean)
 
@@ -781,11 +795,19 @@ CLAIMS: tuple[Claim, ...] = (
         "iteration, p = delta_f/(delta_f + delta_g)", algorithm="sc_acc_extragradient", regime="40 iterations",
         why="The separation of Theorem 1 comes from contacting M_f with probability p = delta_f/(delta_f+delta_g)",
         metric="rounds_per_iteration", x="iteration", params=dict(_SEP), kind="a1", iterations=400, **_COMMON),
+    RoundsClaim(
+        id="bylinkin.thm1/independent-coins", theorem="bylinkin.thm1", title="SC-AccExtragradient: the two oracle "
+        "calls of an iteration choose their group independently", algorithm="sc_acc_extragradient",
+        regime="100 iterations", why="The proof takes E[zeta_k | xbar_{k+1}] = grad h(xbar_{k+1}), which needs a "
+        "coin for zeta_k independent of xi_k's: then R_f ~ Binomial(2K, p) and E(R_f - 2Kp)^2 = 2Kp(1-p) (a shared "
+        "coin doubles it)", metric="squared_deviation", x="iteration", params=dict(_SEP), kind="a1_var",
+        iterations=100, n_seeds={"quick": 2400, "standard": 3000, "full": 12000}, **_COMMON),
     VRMeanClaim(
         id="bylinkin.thm6/exact-mean", theorem="bylinkin.thm6", title="VRCS: exact mean of the epoch output",
-        algorithm="vrcs", regime="delta_f = 0.1, delta_g = 0.3, 3 epochs from x* + 1",
+        algorithm="vrcs", regime="delta_f = 0.1, delta_g = 0.3, one epoch from x* + 1",
         why="e_t is unbiased for grad(h - h_1)(x_t) and T ~ Geom(q) on {1, 2, ...}: the mean epoch map is "
-        "qN(I - (1-q)N)^{-1}", metric="projection", x="direction", params=dict(_VR), **_COMMON),
+        "qN(I - (1-q)N)^{-1}", metric="projection", x="direction", params=dict(_VR), iterations=1,
+        directions=("top", "generic"), n_seeds={"quick": 2400, "standard": 4800, "full": 19200}, **_COMMON),
     RoundsClaim(
         id="bylinkin.thm6/epoch-rounds", theorem="bylinkin.thm6.mf", title="VRCS: E R_f per epoch = 1 + p/q",
         algorithm="vrcs", regime="40 epochs", why="Theorem 6's round count (1 + p/q) per epoch with M_f",
@@ -911,7 +933,7 @@ def _swap(key: str) -> Any:
 VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant("sc_acc_extragradient/shared-coin", "algorithm",
                   "one coin decides both xi_k and zeta_k (the text's 'same scheme' read as the same draw)",
-                  ("bylinkin.thm1/exact-mean",), apply=_swap("shared-coin")),
+                  ("bylinkin.thm1/exact-mean", "bylinkin.thm1/independent-coins"), apply=_swap("shared-coin")),
     BrokenVariant("sc_acc_extragradient/no-importance-weight", "algorithm",
                   "xi_k drops the 1/p, 1/(1-p) normalisation (biased oracle)",
                   ("bylinkin.thm1/exact-mean",), apply=_swap("no-importance-weight")),
