@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from fedrates.solvers.errors import InputError
-from fedrates.solvers.oracles import make_streams
 from fedrates.solvers.problems.separation import Split, split
 
 __all__ = ["Coins", "coins_for_seeds", "coins_from_context", "solve_subproblem", "supports_separation",

@@ -116,7 +116,7 @@ class CAccExtragradient(Algorithm):
         gg_out = np.zeros_like(xl)
         T = np.zeros(R, dtype=np.int64)
         active = np.ones(R, dtype=bool)
-        for it in range(sep.MAX_INNER):
+        for _ in range(sep.MAX_INNER):
             xlow = tau_g * x + (1 - tau_g) * xbar
             dt = sp.grad_g(xlow) - sp.grad_g1(xlow)
             rB = xlow / theta_g - dt + xl / theta_f - ck + sp.b_f1 + sp.b_g1

@@ -499,7 +499,7 @@ class InnerRecursionClaim(_BylinkinClaim):
                 continue
             Astar, MA = e["A_star"][0], e["M_A"]
 
-            def psi(x: np.ndarray, xb: np.ndarray) -> float:
+            def psi(x: np.ndarray, xb: np.ndarray, Astar: np.ndarray = Astar, MA: np.ndarray = MA) -> float:
                 dx, db = x - Astar, xb - Astar
                 return float(dx @ dx / eta_g + w / tau_g * 0.5 * db @ MA @ db)
 
