@@ -27,6 +27,7 @@ the builder checks that what it built has the requested μ, δ_f, δ_g (relative
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -222,7 +223,10 @@ def split(problem: Problem) -> Split:
     """The :class:`Split` of a ``separation`` problem (group means recomputed from the client data; cached)."""
     if problem.family != "separation":
         raise InputError(f"problem family {problem.family!r} has no two-group split; expected a separation problem")
-    key = problem.fingerprint
+    h = hashlib.sha256(problem.fingerprint.encode())
+    for name in ("A_f1", "b_f1", "A_g1", "b_g1"):  # the server's data is not part of the client fingerprint
+        h.update(np.ascontiguousarray(problem.extras[name], dtype=float).tobytes())
+    key = h.hexdigest()
     if key not in _SPLITS:
         group = np.asarray(problem.extras["group"])
         fit = problem.datafit
