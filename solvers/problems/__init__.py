@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from fedrates.solvers.errors import unknown_name
-from fedrates.solvers.problems import lasso, quadratic, trace
-from fedrates.solvers.problems import separation
+from fedrates.solvers.problems import lasso, quadratic, separation, trace
 from fedrates.solvers.problems._params import Family, resolve
 from fedrates.solvers.problems.base import Problem
 
