@@ -19,7 +19,8 @@ from fedrates.verify.claims import get as get_claim
 from fedrates.verify.claims import ids as claim_ids
 
 PROFILE = "quick"
-ERRATA = {"bylinkin.thm5/one-step", "bylinkin.thm7.mf/rounds"}
+ERRATA = {"bylinkin.thm5/one-step", "bylinkin.thm5/inexact-trajectory", "bylinkin.thm7.mf/rounds",
+          "bylinkin.thm6/remark1-tradeoff"}
 #: claims whose records depend on the base seed (Monte-Carlo); the others are deterministic
 STOCHASTIC = ("bylinkin.thm1/exact-mean", "bylinkin.thm1/split-rounds", "bylinkin.thm1/independent-coins",
               "bylinkin.thm6/exact-mean", "bylinkin.thm6/epoch-rounds", "bylinkin.thm6.mg/epoch-rounds",
@@ -91,6 +92,16 @@ def test_missing_round_erratum_predicts_the_measured_count():
     assert extra["p"] == extra["q"] and mean == pytest.approx(3.0)
     assert abs(values.mean() - mean) <= 4 * sd / np.sqrt(values.size)
     assert abs(values.mean() - 2.0) > 20 * sd / np.sqrt(values.size)
+
+
+def test_remark1_erratum_fails_as_predicted():
+    # predicted failure: min over (p, q) of max(R_f, R_g) is at least 12 delta_g/mu (per ln(V_0/eps)) at every point,
+    # so its ratio to sqrt(delta_f delta_g)/mu grows with exponent about 1/2 in delta_g
+    verdict, records = _verdict("bylinkin.thm6/remark1-tradeoff")
+    minmax = records.loc[records["metric"] == "minmax"].sort_values("point")["value"].to_numpy()
+    floor = records.loc[records["metric"] == "floor_12_dg_over_mu"].sort_values("point")["value"].to_numpy()
+    assert np.all(minmax >= floor)
+    assert 0.4 <= verdict["fit"]["slope"] <= 0.6
 
 
 def test_preconditions_failing_give_conditions_not_met():

@@ -272,6 +272,47 @@ class AEGProbeClaim(_BylinkinClaim):
                             smallest_measured=1 - rho, bound_ratio=ratio)
 
 
+@dataclass(frozen=True)
+class AEGTrajectoryClaim(_BylinkinClaim):
+    """Theorem 5 with σ = 0 along the method's own trajectory, server subproblems stopped exactly at criterion (4):
+    Φ_{k+1} ≤ (1 − ½√(μθ))Φ_k at every step, for the printed Φ (weight τ/η = 2μ) or the corrected Φ^c (weight μ)."""
+
+    mode: str = "corrected"
+    iterations: int = 300
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        from fedrates.solvers.algorithms._separation import simulate as run
+
+        problem, sp = self._setup()
+        alg = _algorithm(self, "aeg", subproblem="boundary")
+        t = _aeg_tuning(sp)
+        weight = t["tau"] / t["eta"] if self.mode == "printed" else sp.mu
+        phi: list[float] = []
+
+        def record(k: int, st: dict) -> None:
+            e = st["x"][0] - sp.xstar
+            phi.append(float(weight * e @ e + sp.gap(st["xbar"])[0]))
+
+        run(alg, problem, self.iterations, [0], w0=sp.xstar + np.ones(problem.dim), record=record)
+        a = np.asarray(phi)
+        values = {"ratio_max": float(np.max(a[1:] / a[:-1]) / t["rho"]), "smallest_phi": float(a.min())}
+        return _records(self, 0, point, values, list(seeds), problem.dim, bound=1.0)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        t = _aeg_tuning(sp)
+        conds, vals, seeds, early = self._judge_common(records, sp, theta=t["theta"], sigma=0.0, Phi_k=1.0,
+                                                       Phic_k=1.0)
+        if early:
+            return early
+        worst = _values(records, "ratio_max")[0, 0]
+        res = max_ratio_check(np.array([worst]), f"Φ_(k+1)/(ρΦ_k) along {self.iterations} iterations ({self.mode} Φ, "
+                                                 "subproblems at criterion (4))")
+        return self.verdict(res, conditions=conds, seeds=seeds, constants={**vals, "rho": t["rho"]},
+                            statement=_theorem(self.theorem).statement, reference_gap=sp.certificate(),
+                            smallest_measured=_values(records, "smallest_phi")[0, 0], bound_ratio=worst)
+
+
 # ---- C-AccExtragradient (A4 + A5) --------------------------------------------------------------------------------
 def _a4_tuning(sp: Any, scale: float = 0.5) -> dict[str, float]:
     theta_f = scale / sp.delta_f
@@ -734,6 +775,52 @@ class RoundsClaim(_BylinkinClaim):
                             statement=_theorem(self.theorem).statement, reference_gap=0.0, smallest_measured=mean)
 
 
+# ---- Remark 1 (App. D): the (p, q) trade-off of VRCS --------------------------------------------------------------
+def vrcs_tradeoff(delta_f: float, delta_g: float, mu: float, n: int = 199) -> dict[str, float]:
+    """min over a (p, q) grid in (0, 1)² of max(R_f, R_g)/ln(V_0/ε) from Theorem 6's analysis:
+    θ(p, q) = min{1/(2(δ_f + δ_g)), ¼√(p(1 − p)q/(pδ_g² + (1 − p)δ_f²))} (Lemma 4 and (23)), K = 6q/(μθ) epochs,
+    R_f = K(1 + p/q), R_g = K(1 + (1 − p)/q)."""
+    grid = (np.arange(1, n + 1) / (n + 1))
+    P, Q = np.meshgrid(grid, grid, indexing="ij")
+    theta = np.minimum(1 / (2 * (delta_f + delta_g)),
+                       0.25 * np.sqrt(P * (1 - P) * Q / (P * delta_g**2 + (1 - P) * delta_f**2)))
+    K = 6 * Q / (mu * theta)
+    worst = np.maximum(K * (1 + P / Q), K * (1 + (1 - P) / Q))
+    i = np.unravel_index(int(np.argmin(worst)), worst.shape)
+    return {"minmax": float(worst[i]), "p": float(P[i]), "q": float(Q[i])}
+
+
+@dataclass(frozen=True)
+class RemarkOneClaim(_BylinkinClaim):
+    """Remark 1: some (p, q) give O~(√(δ_fδ_g)/μ) rounds with both groups, i.e. min_{p,q} max(R_f, R_g) divided by
+    √(δ_fδ_g)/μ stays bounded along a δ_g grid (exponent 0 in δ_g)."""
+
+    grid: tuple[float, ...] = (0.05, 0.2, 0.8, 3.2)
+
+    def points(self, profile: str) -> list[dict]:
+        return [{"problem": "separation", **self.params, "delta_g": float(v)} for v in self.grid]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        df, dg, mu = float(point["delta_f"]), float(point["delta_g"]), float(point["mu"])
+        out = vrcs_tradeoff(df, dg, mu)
+        values = {"ratio": out["minmax"] / (math.sqrt(df * dg) / mu), "minmax": out["minmax"],
+                  "floor_12_dg_over_mu": 12 * dg / mu, "p": out["p"], "q": out["q"]}
+        index = [float(v) for v in self.grid].index(dg)
+        return _records(self, index, point, values, list(seeds), int(point.get("dim", 0)))
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        conds, vals, seeds, early = self._judge_common(records, sp)
+        if early:
+            return early
+        ratio = _values(records, "ratio")[0]
+        res = slope_check(np.asarray(self.grid), ratio, 0.0, variable="delta_g")
+        return self.verdict(res, conditions=conds, seeds=seeds, constants=vals,
+                            statement="Remark 1: O~(sqrt(delta_f delta_g)/mu) rounds with both groups for some (p, q)",
+                            reference_gap=0.0, smallest_measured=float(np.min(ratio)),
+                            extra={"minmax": _values(records, "minmax")[0].tolist()})
+
+
 # ---- the catalogue -----------------------------------------------------------------------------------------------
 _SEP = {"dim": 8, "mu": 1e-3, "L": 1.0, "delta_f": 0.02, "delta_g": 0.5, "seed": 0}
 _INTERP = {"dim": 8, "mu": 1e-2, "L": 1.0, "delta_f": 0.05, "delta_g": 0.5, "linear": "shared", "seed": 0}
@@ -797,6 +884,21 @@ CLAIMS: tuple[Claim, ...] = (
         "corrected Lyapunov function, worst state", algorithm="aeg", regime="sigma = 0, worst case over states",
         why="The redone proof: Phi^c_{k+1} <= (1 - sqrt(mu theta)/2) Phi^c_k from every state",
         metric="worst_ratio_corrected", x="iteration", params=dict(_SEP), mode="corrected", **_COMMON),
+    AEGTrajectoryClaim(
+        id="bylinkin.thm5.corrected/inexact-trajectory", theorem="bylinkin.thm5.corrected", title="Theorem 5 "
+        "recursion along the trajectory, subproblems stopped at criterion (4) (corrected Lyapunov function)",
+        algorithm="aeg", regime="sigma = 0, 300 iterations from x* + 1, every subproblem exactly on criterion (4)",
+        why="The accuracy criterion (4) is what the proof needs: the recursion must survive subproblems solved no "
+        "better than it", metric="ratio_max", x="iteration", params=dict(_SEP), mode="corrected", **_COMMON),
+    AEGTrajectoryClaim(
+        id="bylinkin.thm5/inexact-trajectory", theorem="bylinkin.thm5", title="Theorem 5 recursion along the "
+        "trajectory, subproblems stopped at criterion (4) (printed Lyapunov function)", algorithm="aeg",
+        regime="as bylinkin.thm5.corrected/inexact-trajectory", why="The printed recursion on the method's own "
+        "iterates", metric="ratio_max", x="iteration", params=dict(_SEP), mode="printed",
+        erratum=("With the printed Phi = (tau/eta)||x - x*||^2 + gap the recursion fails on the method's own "
+                 "iterates (measured max Phi_(k+1)/Phi_k = 1.037 rho with subproblems at criterion (4), instance "
+                 "mu = 1e-3, delta_f = 0.02, delta_g = 0.5); the corrected Phi^c holds (0.986 rho)"),
+        **_COMMON),
     A1MeanClaim(
         id="bylinkin.thm1/exact-mean", theorem="bylinkin.thm5.corrected", title="SC-AccExtragradient: exact mean "
         "of the iterates", algorithm="sc_acc_extragradient", regime="interpolation instance, theta = "
@@ -822,6 +924,15 @@ CLAIMS: tuple[Claim, ...] = (
         why="e_t is unbiased for grad(h - h_1)(x_t) and T ~ Geom(q) on {1, 2, ...}: the mean epoch map is "
         "qN(I - (1-q)N)^{-1}", metric="projection", x="direction", params=dict(_VR), iterations=1,
         directions=("top", "generic"), n_seeds={"quick": 2400, "standard": 4800, "full": 19200}, **_COMMON),
+    RemarkOneClaim(
+        id="bylinkin.thm6/remark1-tradeoff", theorem="bylinkin.thm6", title="VRCS Remark 1: O~(sqrt(delta_f "
+        "delta_g)/mu) rounds for both groups", algorithm="vrcs", regime="delta_f = 0.02, mu = 1e-3, delta_g in "
+        "[0.05, 3.2]; (p, q) on a 199 x 199 grid of (0, 1)^2", why="Remark 1 claims the (p, q) trade-off reaches "
+        "sqrt(delta_f delta_g)/mu for both groups", metric="ratio", x="delta_g", params=dict(_A4_BASE),
+        erratum=("Remark 1 contradicts Theorem 6's analysis: for every (p, q), max(R_f, R_g) >= 12 (delta_g/mu) "
+                 "ln(V_0/eps) (theta <= 1/(4 delta_g) and K(1 + max(p, 1-p)/q) >= 3/(mu theta)), so the best "
+                 "max(R_f, R_g)/(sqrt(delta_f delta_g)/mu) grows like sqrt(delta_g/delta_f) instead of staying "
+                 "bounded"), **_COMMON),
     RoundsClaim(
         id="bylinkin.thm6/epoch-rounds", theorem="bylinkin.thm6.mf", title="VRCS: E R_f per epoch = 1 + p/q",
         algorithm="vrcs", regime="40 epochs", why="Theorem 6's round count (1 + p/q) per epoch with M_f",
@@ -960,6 +1071,7 @@ def variant_algorithm(key: str) -> Any:
         "inner-10x": lambda: algorithms.make("c_acc_extragradient", accuracy_factor=10.0, subproblem="boundary"),
         "outer-theta-from-sum": lambda: cls["OuterThetaFromSum"](subproblem="boundary"),
         "aeg-theta-from-df": lambda: cls["AEGThetaFromDf"](),
+        "aeg-inexact-100x": lambda: algorithms.make("aeg", subproblem="boundary", accuracy_factor=100.0),
         "tau-g-double": lambda: cls["TauGDouble"](subproblem="boundary"),
         "no-acceleration": lambda: cls["NoAcceleration"](subproblem="boundary"),
     }
@@ -983,6 +1095,9 @@ VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant("aeg/double-eta", "algorithm", "step eta twice the tuning (9)",
                   ("bylinkin.thm5/spectral-radius", "bylinkin.thm5.corrected/one-step"),
                   apply=_swap("aeg-double-eta")),
+    BrokenVariant("aeg/inexact-100x", "algorithm",
+                  "server subproblems stopped at 100x the accuracy constant 1/(11 theta^2) of criterion (4)",
+                  ("bylinkin.thm5.corrected/inexact-trajectory",), apply=_swap("aeg-inexact-100x")),
     BrokenVariant("vrcs/geom-from-zero", "algorithm", "epoch length T ~ Geom(q) drawn on {0, 1, ...}",
                   ("bylinkin.thm6/exact-mean", "bylinkin.thm6/epoch-rounds", "bylinkin.thm6.mg/epoch-rounds"),
                   apply=_swap("geom-from-zero")),
