@@ -22,7 +22,8 @@ PROFILE = "quick"
 ERRATA = {"bylinkin.thm5/one-step", "bylinkin.thm5/inexact-trajectory", "bylinkin.thm7.mf/rounds",
           "bylinkin.thm6/remark1-tradeoff"}
 #: claims whose records depend on the base seed (Monte-Carlo); the others are deterministic
-STOCHASTIC = ("bylinkin.thm1/exact-mean", "bylinkin.thm1/second-moment", "bylinkin.thm1/split-rounds", "bylinkin.thm1/independent-coins",
+STOCHASTIC = ("bylinkin.thm1/exact-mean", "bylinkin.thm1/second-moment", "bylinkin.thm1/split-rounds",
+              "bylinkin.thm1/independent-coins",
               "bylinkin.thm6/exact-mean", "bylinkin.thm6/epoch-rounds", "bylinkin.thm6.mg/epoch-rounds",
               "bylinkin.thm7/exact-mean", "bylinkin.thm7.mf.corrected/rounds", "bylinkin.thm7.mg.corrected/rounds")
 
