@@ -733,6 +733,10 @@ class VRMeanClaim(_BylinkinClaim):
     n_seeds: dict = field(default_factory=lambda: {"quick": 400, "standard": 800, "full": 3200})
     #: projections measured: bottom and top eigenvectors of H, and a fixed generic unit vector
     directions: tuple[str, ...] = ("bottom", "generic")
+    #: run AccVRCS exactly as printed (Line 7: G = q(t_k + (x − y)/θ)) instead of the proof's sign
+    printed_line7: bool = False
+    #: sign of t_k in the predicted mean recursion (−1: the proof's G = q(∇ψ(x) − ∇ψ(y)))
+    predicted_tk_sign: float = -1.0
 
     def _directions(self, d: int, sp: Any) -> np.ndarray:
         u = np.random.default_rng(11).standard_normal(d)
@@ -743,7 +747,10 @@ class VRMeanClaim(_BylinkinClaim):
         from fedrates.solvers.algorithms._separation import simulate as run
 
         problem, sp = self._setup()
-        alg = _algorithm(self, self.algorithm)
+        if self.printed_line7 and self.algorithm_override is None:
+            alg = variant_algorithm("printed-sign")
+        else:
+            alg = _algorithm(self, self.algorithm)
         x0 = sp.xstar + np.ones(problem.dim)
         st = run(alg, problem, self.iterations, list(seeds), w0=x0)
         proj = (alg.output(st) - sp.xstar) @ self._directions(problem.dim, sp).T
@@ -764,7 +771,7 @@ class VRMeanClaim(_BylinkinClaim):
             tau = math.sqrt(theta * sp.mu / (3 * q))
             alpha = math.sqrt(theta / (3 * sp.mu * q))
             I = np.eye(d)
-            Gm = q * (I / theta - (sp.H - sp.H1))  # G = Gm (e_x − e_y'), the proof's sign
+            Gm = q * (I / theta + self.predicted_tk_sign * (sp.H - sp.H1))  # G = Gm (e_x − e_y')
             c = 1 + 0.5 * sp.mu * alpha
             # state (e_z, e_y); e_x = τ e_z + (1 − τ) e_y; E e_y' = E e_x
             Ex = np.hstack([tau * I, (1 - tau) * I])
@@ -1023,6 +1030,14 @@ CLAIMS: tuple[Claim, ...] = (
         algorithm="acc_vrcs", regime="delta_f = 0.1, delta_g = 0.3, 3 iterations from x* + 1",
         why="With the proof's G = q(grad psi(x) - grad psi(y)) the mean of (z, y) follows an exact linear recursion",
         metric="projection", x="direction", params=dict(_VR), **_COMMON),
+    VRMeanClaim(
+        id="bylinkin.thm7/printed-line7", theorem="bylinkin.thm7", title="AccVRCS as printed (Line 7 sign of t_k) "
+        "against the proof's mean recursion", algorithm="acc_vrcs", regime="as bylinkin.thm7/exact-mean",
+        why="Line 7 prints G = q(t_k + (x - y)/theta); the proof analyses G = q(grad psi(x) - grad psi(y))",
+        metric="projection", x="direction", params=dict(_VR), printed_line7=True,
+        erratum=("Line 7 of AccVRCS prints G_{k+1} = q(t_k + (x_{k+1} - y_{k+1})/theta) while the proof (App. E) "
+                 "uses q((x_{k+1} - y_{k+1})/theta - t_k): the printed method's mean iterates leave the proof's "
+                 "exact mean recursion (and follow the recursion with +t_k)"), **_COMMON),
     RoundsClaim(
         id="bylinkin.thm7.mf/rounds", theorem="bylinkin.thm7.mf", title="AccVRCS: rounds with M_f per iteration "
         "(paper's count 1 + p/q)", algorithm="acc_vrcs", regime="40 iterations",
