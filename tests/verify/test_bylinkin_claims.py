@@ -132,3 +132,13 @@ def test_generic_checks_can_fail():
     assert bylinkin.spread_check(np.array([100, 102, 99.0])).verdict == "pass"
     assert bylinkin.spread_check(np.array([100, 110, 98.0])).verdict == "fail"
     assert bylinkin.max_ratio_check(np.array([0.5, 1.0 + 1e-6]), "x").verdict == "fail"
+
+
+def test_separation_figure_is_drawn_from_the_grid_records(tmp_path):
+    from fedrates.verify.bylinkin_figures import separation_figure
+
+    frames = [_verdict(cid)[1] for cid in ("bylinkin.thm4/separation-dg", "bylinkin.thm4/aeg-baseline",
+                                           "bylinkin.thm4/rate-df")]
+    out = separation_figure(pd.concat(frames, ignore_index=True), tmp_path / "separation.svg")
+    text = out.read_text()
+    assert text.startswith("<?xml") and "Complexity separation" in text
