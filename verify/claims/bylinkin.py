@@ -23,10 +23,18 @@ Claims (predictions computed from the instance matrices, independently of the al
 * ``bylinkin.thm5/one-step`` (erratum) and ``bylinkin.thm5.corrected/one-step`` — the worst case over states of
   Φ_{k+1}/Φ_k (σ = 0: the AEG iteration, an exact linear map probed with basis states) against 1 − ½√(μθ);
   the printed Φ = (τ/η)‖x − x*‖² + gap fails it (the missing factor 2), the corrected Φ^c = μ‖x − x*‖² + gap holds;
+* ``bylinkin.thm5/inexact-trajectory`` (erratum) and ``bylinkin.thm5.corrected/inexact-trajectory`` — the same
+  recursion along the method's own iterates with every server subproblem stopped exactly at criterion (4);
 * ``bylinkin.thm5/spectral-radius`` — the AEG iteration's spectral radius equals 1 − ½√(μθ) exactly;
 * ``bylinkin.thm1/exact-mean``      — SC-AccExtragradient: the Monte-Carlo mean of two projections of x_K − x*
   equals the exact mean recursion (four coin branches), two-sided;
-* ``bylinkin.thm1/split-rounds``    — E[R_f] = 2Kp with p = δ_f/(δ_f + δ_g) (exact binomial mean, two-sided);
+* ``bylinkin.thm1/second-moment``   — E Φ^c_K equals the exact second-moment recursion Σ_b π_b M_b S M_bᵀ
+  (Assumption 4 fails on quadratics; interpolating instance, reduced θ);
+* ``bylinkin.thm1/split-rounds`` and ``bylinkin.thm1/independent-coins`` — R_f ~ Binomial(2K, p) with
+  p = δ_f/(δ_f + δ_g): its mean and its second central moment 2Kp(1 − p) (a shared coin doubles it), two-sided;
+* ``bylinkin.thm6/remark1-tradeoff`` (erratum) — Remark 1's O~(√(δ_fδ_g)/μ) for both groups against Theorem 6's
+  own (p, q) trade-off;
+* ``bylinkin.thm7/printed-line7`` (erratum) — AccVRCS as printed leaves the proof's mean recursion;
 * ``bylinkin.thm6/exact-mean`` and ``bylinkin.thm6/epoch-rounds`` — VRCS: exact mean of the epoch operator
   qN(I − (1 − q)N)^{-1} (Geom(q) on {1, 2, ...}) and expected rounds 1 + p/q, 1 + (1 − p)/q per epoch;
 * ``bylinkin.thm7/exact-mean``      — AccVRCS: exact mean recursion of (z, y) (sensitive to the sign of t_k);
