@@ -83,6 +83,23 @@ def supports_separation(name: str, problem: Any) -> str | None:
     return None
 
 
+def precondition_warnings(problem: Any, needs: tuple[str, ...]) -> list[str]:
+    """Violated assumptions of the analysing theorem on a separation problem (the run proceeds)."""
+    if getattr(problem, "family", None) != "separation":
+        return []
+    sp = split(problem)
+    table = {
+        "ass2": (sp.mu < sp.delta_f < sp.delta_g, f"Assumption 2 needs mu < delta_f < delta_g; got mu={sp.mu:.4g}, "
+                                                   f"delta_f={sp.delta_f:.4g}, delta_g={sp.delta_g:.4g}"),
+        "h1": (sp.lambda_min_h1 >= 0, f"h_1 = f_1 + g_1 is not convex (lambda_min = {sp.lambda_min_h1:.4g}): the "
+                                      "proofs' 1/theta-strongly convex subproblem fails"),
+        "f1g": (sp.lambda_min_f1_plus_g >= 0, f"f_1 + g is not convex (lambda_min = {sp.lambda_min_f1_plus_g:.4g}): "
+                                              "Kovalev et al.'s theorem does not apply"),
+        "g": (sp.lambda_min_g >= 0, f"g is not convex (lambda_min = {sp.lambda_min_g:.4g}): Assumption 3 fails"),
+    }
+    return [table[n][1] for n in needs if not table[n][0]]
+
+
 def solve_subproblem(M: np.ndarray, r: np.ndarray, centre: np.ndarray, mode: str, crit: float,
                      factor: float = 1.0, Minv: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Minimise ½xᵀMx − rᵀx for every replica (r, centre: (R, d)); return (x̄, A*).

@@ -64,6 +64,9 @@ class CAccExtragradient(Algorithm):
     inner_accuracy_factor: float = hyper(1.0, "multiplies the inner accuracy constant 1/(10 theta_g^2)", low=0.0,
                                          strict=True)
 
+    def check(self, problem: Any) -> list[str]:
+        return sep.precondition_warnings(problem, ("ass2", "g", "f1g"))
+
     def supports(self, problem: Any) -> str | None:
         reason = sep.supports_separation(self.name, problem)
         if reason is None and self.theta_scale > 0.5 * (1 + 1e-12):

@@ -55,6 +55,9 @@ class SCAccExtragradient(Algorithm):
         super().__post_init__()
         sep.check_fraction("p", self.p)
 
+    def check(self, problem: Any) -> list[str]:
+        return sep.precondition_warnings(problem, ("ass2", "h1"))
+
     def supports(self, problem: Any) -> str | None:
         reason = sep.supports_separation(self.name, problem)
         if reason is None and self.theta_scale > THETA_MAX_SCALE * (1 + 1e-12):

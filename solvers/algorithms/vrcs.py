@@ -93,6 +93,9 @@ class VRCS(Algorithm):
         sep.check_fraction("p", self.p)
         sep.check_fraction("q", self.q)
 
+    def check(self, problem: Any) -> list[str]:
+        return sep.precondition_warnings(problem, ("ass2", "h1"))
+
     def supports(self, problem: Any) -> str | None:
         reason = sep.supports_separation(self.name, problem)
         if reason is None:

@@ -154,3 +154,11 @@ def test_bad_input(inst):
         algorithms.run("vrcs", p, 2, theta_scale=100.0)
     with pytest.raises(InputError, match="family 'separation'"):
         algorithms.run("vrcs", problems.make("quadratic"), 2)
+
+
+def test_unstated_preconditions_are_reported_as_warnings():
+    signed = problems.make("separation", "bylinkin-signed")
+    assert any("h_1 = f_1 + g_1 is not convex" in w for w in algorithms.make("vrcs").check(signed))
+    assert any("f_1 + g is not convex" in w for w in algorithms.make("c_acc_extragradient").check(signed))
+    valid = problems.make("separation", "bylinkin-separation")
+    assert algorithms.make("sc_acc_extragradient").check(valid) == []
