@@ -91,8 +91,9 @@ def test_missing_round_erratum_predicts_the_measured_count():
     _, sp = bylinkin.instance(claim.params)
     mean, sd, extra = claim.prediction(sp)
     assert extra["p"] == extra["q"] and mean == pytest.approx(3.0)
-    assert abs(values.mean() - mean) <= 4 * sd / np.sqrt(values.size)
-    assert abs(values.mean() - 2.0) > 20 * sd / np.sqrt(values.size)
+    n = values.size * claim.batch  # the records hold batch means of claim.batch replicas each
+    assert abs(values.mean() - mean) <= 4 * sd / np.sqrt(n)
+    assert abs(values.mean() - 2.0) > 20 * sd / np.sqrt(n)
 
 
 def test_remark1_erratum_fails_as_predicted():

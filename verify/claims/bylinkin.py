@@ -187,6 +187,20 @@ class _BylinkinClaim(Claim):
     params: dict = field(default_factory=dict)
     needs: tuple[str, ...] = ("h1",)
     n_seeds: dict = field(default_factory=lambda: {"quick": 1, "standard": 1, "full": 1})
+    #: Monte-Carlo replicas per claim seed: a claim seed s runs the replicas s·batch + j (j < batch) and records
+    #: their mean, so n_seeds replicas make n_seeds/batch independent batch means (one cached record set per batch)
+    batch: int = 1
+
+    def seeds(self, profile: str, base_seed: int = 0) -> list[int]:
+        return [int(base_seed) * 100_003 + i for i in range(max(1, self.n_seeds[profile] // self.batch))]
+
+    def replicas(self, seeds: list[int]) -> list[int]:
+        return [int(s) * self.batch + j for s in seeds for j in range(self.batch)]
+
+    def batch_means(self, values: np.ndarray) -> np.ndarray:
+        """(S·batch, ...) replica values -> (S, ...) batch means."""
+        v = np.asarray(values, float)
+        return v.reshape((-1, self.batch) + v.shape[1:]).mean(axis=1)
 
     def _setup(self, params: dict | None = None) -> tuple[Any, Any]:
         return instance(params or self.params)
@@ -618,6 +632,7 @@ class A1MeanClaim(_BylinkinClaim):
     iterations: int = 12
     theta_scale: float = 0.1
     n_seeds: dict = field(default_factory=lambda: {"quick": 6000, "standard": 10000, "full": 40000})
+    batch: int = 100
 
     def _directions(self, d: int, sp: Any) -> np.ndarray:
         u = np.random.default_rng(7).standard_normal(d)
@@ -629,9 +644,9 @@ class A1MeanClaim(_BylinkinClaim):
         problem, sp = self._setup()
         alg = _algorithm(self, "sc_acc_extragradient", theta_scale=self.theta_scale)
         x0 = sp.xstar + np.ones(problem.dim)
-        st = run(alg, problem, self.iterations, list(seeds), w0=x0)
+        st = run(alg, problem, self.iterations, self.replicas(seeds), w0=x0)
         U = self._directions(problem.dim, sp)
-        proj = (st["x"] - sp.xstar) @ U.T
+        proj = self.batch_means((st["x"] - sp.xstar) @ U.T)
         frames = [_records(self, j, point, {"projection": proj[:, j]}, list(seeds), problem.dim) for j in range(2)]
         return pd.concat(frames, ignore_index=True)
 
@@ -690,15 +705,16 @@ class A1SecondMomentClaim(_BylinkinClaim):
     iterations: int = 12
     theta_scale: float = 0.1
     n_seeds: dict = field(default_factory=lambda: {"quick": 6000, "standard": 10000, "full": 40000})
+    batch: int = 100
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         from fedrates.solvers.algorithms._separation import simulate as run
 
         problem, sp = self._setup()
         alg = _algorithm(self, "sc_acc_extragradient", theta_scale=self.theta_scale)
-        st = run(alg, problem, self.iterations, list(seeds), w0=sp.xstar + np.ones(problem.dim))
+        st = run(alg, problem, self.iterations, self.replicas(seeds), w0=sp.xstar + np.ones(problem.dim))
         e = st["x"] - sp.xstar
-        phi = sp.mu * np.einsum("ri,ri->r", e, e) + sp.gap(st["xbar"])
+        phi = self.batch_means(sp.mu * np.einsum("ri,ri->r", e, e) + sp.gap(st["xbar"]))
         return _records(self, 0, point, {"lyapunov": phi}, list(seeds), problem.dim)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
@@ -739,6 +755,7 @@ class VRMeanClaim(_BylinkinClaim):
 
     iterations: int = 3
     n_seeds: dict = field(default_factory=lambda: {"quick": 400, "standard": 800, "full": 3200})
+    batch: int = 10
     #: projections measured: bottom and top eigenvectors of H, and a fixed generic unit vector
     directions: tuple[str, ...] = ("bottom", "generic")
     #: run AccVRCS exactly as printed (Line 7: G = q(t_k + (x − y)/θ)) instead of the proof's sign
@@ -760,8 +777,8 @@ class VRMeanClaim(_BylinkinClaim):
         else:
             alg = _algorithm(self, self.algorithm)
         x0 = sp.xstar + np.ones(problem.dim)
-        st = run(alg, problem, self.iterations, list(seeds), w0=x0)
-        proj = (alg.output(st) - sp.xstar) @ self._directions(problem.dim, sp).T
+        st = run(alg, problem, self.iterations, self.replicas(seeds), w0=x0)
+        proj = self.batch_means((alg.output(st) - sp.xstar) @ self._directions(problem.dim, sp).T)
         frames = [_records(self, j, point, {"projection": proj[:, j]}, list(seeds), problem.dim)
                   for j in range(proj.shape[1])]
         return pd.concat(frames, ignore_index=True)
@@ -813,22 +830,23 @@ class RoundsClaim(_BylinkinClaim):
     kind: str = "a1"
     iterations: int = 40
     n_seeds: dict = field(default_factory=lambda: {"quick": 200, "standard": 400, "full": 1600})
+    batch: int = 5
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         from fedrates.solvers.algorithms._separation import simulate as run
 
         problem, sp = self._setup()
         alg = _algorithm(self, self.algorithm)
-        st = run(alg, problem, self.iterations, list(seeds))
+        st = run(alg, problem, self.iterations, self.replicas(seeds))
         group = "rounds_g" if self.kind.endswith("_g") else "rounds_f"
-        values = {"rounds_per_iteration": st[group] / self.iterations}
+        values = {"rounds_per_iteration": self.batch_means(st[group] / self.iterations)}
         if self.kind == "a1_var":
             p = sp.delta_f / (sp.delta_f + sp.delta_g)
-            values = {"squared_deviation": (st[group] - 2 * self.iterations * p) ** 2}
+            values = {"squared_deviation": self.batch_means((st[group] - 2 * self.iterations * p) ** 2)}
         return _records(self, 0, point, values, list(seeds), problem.dim)
 
     def prediction(self, sp: Any) -> tuple[float, float, dict]:
-        """(mean, sd of one replica's per-iteration average, values)."""
+        """(mean, sd of one replica's value, values)."""
         K = self.iterations
         if self.kind == "a1_var":
             # R_f ~ Binomial(2K, p) when the two coins of an iteration are independent: E(R_f − 2Kp)² = 2Kp(1 − p),
@@ -855,7 +873,8 @@ class RoundsClaim(_BylinkinClaim):
             return early
         mean, sd, extra = self.prediction(sp)
         metric = "squared_deviation" if self.kind == "a1_var" else "rounds_per_iteration"
-        res = checks.exact_expectation(_values(records, metric), np.array([mean]), sd=np.array([sd]))
+        res = checks.exact_expectation(_values(records, metric), np.array([mean]),
+                                       sd=np.array([sd / math.sqrt(self.batch)]))  # sd of a batch mean
         return self.verdict(res, conditions=conds, seeds=seeds, constants={**vals, **extra},
                             statement=_theorem(self.theorem).statement, reference_gap=0.0, smallest_measured=mean)
 
@@ -1009,13 +1028,14 @@ CLAIMS: tuple[Claim, ...] = (
         regime="100 iterations", why="The proof takes E[zeta_k | xbar_{k+1}] = grad h(xbar_{k+1}), which needs a "
         "coin for zeta_k independent of xi_k's: then R_f ~ Binomial(2K, p) and E(R_f - 2Kp)^2 = 2Kp(1-p) (a shared "
         "coin doubles it)", metric="squared_deviation", x="iteration", params=dict(_SEP), kind="a1_var",
-        iterations=100, n_seeds={"quick": 2400, "standard": 3000, "full": 12000}, **_COMMON),
+        iterations=100, n_seeds={"quick": 2400, "standard": 3000, "full": 12000}, batch=40, **_COMMON),
     VRMeanClaim(
         id="bylinkin.thm6/exact-mean", theorem="bylinkin.thm6", title="VRCS: exact mean of the epoch output",
         algorithm="vrcs", regime="delta_f = 0.1, delta_g = 0.3, one epoch from x* + 1",
         why="e_t is unbiased for grad(h - h_1)(x_t) and T ~ Geom(q) on {1, 2, ...}: the mean epoch map is "
         "qN(I - (1-q)N)^{-1}", metric="projection", x="direction", params=dict(_VR), iterations=1,
-        directions=("top", "generic"), n_seeds={"quick": 2400, "standard": 4800, "full": 19200}, **_COMMON),
+        directions=("top", "generic"), n_seeds={"quick": 2400, "standard": 4800, "full": 19200}, batch=40,
+        **_COMMON),
     RemarkOneClaim(
         id="bylinkin.thm6/remark1-tradeoff", theorem="bylinkin.thm6", title="VRCS Remark 1: O~(sqrt(delta_f "
         "delta_g)/mu) rounds for both groups", algorithm="vrcs", regime="delta_f = 0.02, mu = 1e-3, delta_g in "
