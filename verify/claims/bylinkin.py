@@ -78,6 +78,10 @@ SEPARATION_SPREAD = 0.05
 DETERMINISTIC_SLOPE_TOLERANCE = 0.1
 
 
+#: seed stride between base seeds (as in :meth:`Claim.seeds`); replica indices stay below it (n_seeds ≤ 100003)
+_SEED_STRIDE = 100_003
+
+
 # ---- instances ---------------------------------------------------------------------------------------------------
 @cache
 def _instance_json(params_json: str) -> tuple[Any, Any]:
@@ -187,15 +191,20 @@ class _BylinkinClaim(Claim):
     params: dict = field(default_factory=dict)
     needs: tuple[str, ...] = ("h1",)
     n_seeds: dict = field(default_factory=lambda: {"quick": 1, "standard": 1, "full": 1})
-    #: Monte-Carlo replicas per claim seed: a claim seed s runs the replicas s·batch + j (j < batch) and records
-    #: their mean, so n_seeds replicas make n_seeds/batch independent batch means (one cached record set per batch)
+    #: Monte-Carlo replicas per claim seed: claim seed s = b·100003 + i (base seed b, batch i) runs the replicas
+    #: b·100003 + i·batch + j (j < batch) — the seeds an unbatched claim would use — and records their mean, so
+    #: n_seeds replicas make n_seeds/batch independent batch means (one cached record set per batch)
     batch: int = 1
 
     def seeds(self, profile: str, base_seed: int = 0) -> list[int]:
-        return [int(base_seed) * 100_003 + i for i in range(max(1, self.n_seeds[profile] // self.batch))]
+        return [int(base_seed) * _SEED_STRIDE + i for i in range(max(1, self.n_seeds[profile] // self.batch))]
 
     def replicas(self, seeds: list[int]) -> list[int]:
-        return [int(s) * self.batch + j for s in seeds for j in range(self.batch)]
+        out = []
+        for s in seeds:
+            base, index = divmod(int(s), _SEED_STRIDE)
+            out.extend(base * _SEED_STRIDE + index * self.batch + j for j in range(self.batch))
+        return out
 
     def batch_means(self, values: np.ndarray) -> np.ndarray:
         """(S·batch, ...) replica values -> (S, ...) batch means."""
