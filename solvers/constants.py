@@ -524,3 +524,26 @@ def _variance(problem: Problem, batch: int, replace: bool, rho: float | None, la
     notes["sigma2"] = (f"d = {problem.dim} above dense_limit: certified upper bound λ_max(P)ρ² + 2‖b‖ρ + c₀ "
                        "(reported), lower end from feasible points")
     return upper, None
+
+
+# ---- seed 001 (Bylinkin et al.): two-group federations h = f + g with a server h_1 = f_1 + g_1 ------------------
+#: constants of a ``separation`` problem (group means f, g; server f_1, g_1), see :func:`separation_constants`
+SEPARATION_DEFINITIONS: dict[str, Definition] = {
+    "mu": Definition("λ_min(A_f + A_g)", "Bylinkin et al. Assumption 1 (h μ-strongly convex)"),
+    "L": Definition("λ_max(A_f + A_g)", "smoothness of h (enters only logarithmic factors)"),
+    "L_f": Definition("λ_max(A_f)", "smoothness of f (the paper's δ_f = L_f for unrelated data)"),
+    "L_g": Definition("λ_max(A_g)", "smoothness of g"),
+    "delta_f": Definition("‖A_f1 − A_f‖₂", "Bylinkin et al. Assumption 2 (f_1 δ_f-related to f)"),
+    "delta_g": Definition("‖A_g1 − A_g‖₂", "Bylinkin et al. Assumption 2 (g_1 δ_g-related to g)"),
+    "lambda_min_g": Definition("λ_min(A_g) ≥ 0", "Bylinkin et al. Assumption 3 (g convex)"),
+    "lambda_min_h1": Definition("λ_min(A_f1 + A_g1) ≥ 0", "implicit: h_1 convex (App. B, C)"),
+    "lambda_min_f1_plus_g": Definition("λ_min(A_f1 + A_g) ≥ 0", "implicit: f_1 + g convex (Section 7, Thm 8)"),
+}
+
+
+def separation_constants(problem: Problem) -> dict[str, float]:
+    """Exact constants of a two-group ``separation`` problem (keys of :data:`SEPARATION_DEFINITIONS`)."""
+    from fedrates.solvers.problems.separation import split
+
+    consts = split(problem).constants()
+    return {name: float(consts[name]) for name in SEPARATION_DEFINITIONS}

@@ -10,20 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from fedrates.solvers.errors import unknown_name
-from fedrates.solvers.problems import finite_sum, lasso, quadratic, trace
+from fedrates.solvers.problems import finite_sum, lasso, quadratic, separation, similar_quadratic, trace
 from fedrates.solvers.problems._params import Family, resolve
 from fedrates.solvers.problems.base import Problem
 
 __all__ = ["Problem", "make", "names", "presets", "family", "FAMILIES"]
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (lasso.FAMILY, trace.FAMILY, quadratic.FAMILY)}
-# finite-sum federations of Dinh et al. (seed 002)
+# finite-sum federations of Dinh et al.
 FAMILIES.update({f.name: f for f in (finite_sum.LS_FAMILY, finite_sum.NC_FAMILY)})
-
-# seed 004 (Buttaci & Calafiore): least squares with a similarity graph
-from fedrates.solvers.problems import similar_quadratic  # noqa: E402
-
+# least squares with a similarity graph (Buttaci & Calafiore)
 FAMILIES[similar_quadratic.FAMILY.name] = similar_quadratic.FAMILY
+# two-group quadratic federations with prescribed similarity (Bylinkin et al.)
+FAMILIES[separation.FAMILY.name] = separation.FAMILY
 
 
 def names() -> list[str]:

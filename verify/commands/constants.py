@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
                                  "exact": const.exact.get(name, True), "note": const.notes.get(name),
                                  "interval": list(const.intervals[name]) if name in const.intervals else None}
                           for name, d in DEFINITIONS.items()},
+            **_separation_json(problem),
         })
         return 0
     out = sys.stdout
@@ -84,4 +85,24 @@ def run(args: argparse.Namespace) -> int:
         out.write(f"  {name:<{width}}  {_fmt(values[name]):<28} {d.formula} — {d.assumption}{flag}\n")
     for name, note in const.notes.items():
         out.write(f"  note {name}: {note}\n")
+    _separation_text(problem, out)
     return 0
+
+
+def _separation_json(problem: Any) -> dict:
+    """Seed 001's two-group constants (group means f, g and server f_1, g_1) of a ``separation`` problem."""
+    if problem.family != "separation":
+        return {}
+    from fedrates.solvers.constants import SEPARATION_DEFINITIONS, separation_constants
+
+    values = separation_constants(problem)
+    return {"separation": {n: {"value": values[n], "formula": d.formula, "assumption": d.assumption}
+                           for n, d in SEPARATION_DEFINITIONS.items()}}
+
+
+def _separation_text(problem: Any, out: Any) -> None:
+    table = _separation_json(problem).get("separation")
+    if table:
+        out.write("two-group constants (Bylinkin et al.: h = f + g, server h_1 = f_1 + g_1)\n")
+    for name, entry in (table or {}).items():
+        out.write(f"  {name:<20}  {_fmt(entry['value']):<14} {entry['formula']} — {entry['assumption']}\n")

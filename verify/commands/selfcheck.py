@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("selfcheck", help="run the catalogue of broken variants against the claims (kill ratio)",
                        description=__doc__)
     p.add_argument("--profile", default="quick", help="quick (default) or standard")
-    p.add_argument("--only", default=None, metavar="PATTERN", help="a variant id, or a glob or substring of variant ids")
+    p.add_argument("--only", default=None, metavar="PATTERN", help="a variant id, or a glob or substring of ids")
     p.add_argument("--jobs", default=None, type=str, help="worker processes (default: number of cores)")
     p.add_argument("--seed", default="0", type=str, help="base seed of the Monte-Carlo seeds (default 0)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON document")

@@ -1,0 +1,1259 @@
+"""Falsifiable claims of seed 001: Bylinkin, Skorik, Bystrov, Berezin, Avetisyan, Beznosikov, "Accelerated Methods
+with Complexity Separation Under Data Similarity for Federated Learning Problems".
+
+The paper's claims are about **communication rounds counted per node group** (M_f, M_g) as functions of the
+similarity constants δ_f, δ_g and of μ.  All instances are two-group quadratic federations with exactly prescribed
+μ, δ_f, δ_g (:mod:`fedrates.solvers.problems.separation`); their unstated preconditions (h_1 convex; f_1 + g
+convex; g convex) are evaluated with the theorem's conditions first.  Gaps are ½(x − x*)ᵀH(x − x*) against the
+closed-form optimum (certified gap ‖∇h(x*)‖²/(2μ) passed as ``reference_gap``).
+
+Claims (predictions computed from the instance matrices, independently of the algorithms' code):
+
+* ``bylinkin.thm4/separation-dg``  — C-AccExtragradient: rounds with M_f to reach Ψ_K ≤ εΨ_0 do not depend on δ_g
+  (relative spread ≤ 5% over a δ_g grid spanning 1.8 decades) and stay below the exact count of the recursion;
+* ``bylinkin.thm4/rate-df``        — the same rounds scale as (δ_f/μ)^{1/2}: fitted exponent 0.5 ± 0.1;
+* ``bylinkin.thm4/aeg-baseline``   — the AEG baseline pays δ_g: its M_f rounds scale as ((δ_f + δ_g)/μ)^{1/2}
+  over the same δ_g grid and exceed C-AccExtragradient's at every point;
+* ``bylinkin.thm4/exact-contraction`` — the projection of x_k − x* on the bottom eigenvector of H contracts by
+  exactly 1 − ½√(μθ_f) per outer step (inner phase stopped by criterion (6)), and the spectral radius of the outer
+  iteration with exact subproblems equals that factor;
+* ``bylinkin.thm4/outer-criterion`` — the inner AccExtragradient stops only when criterion (6) holds;
+* ``bylinkin.thm8.rate/recursion``  — Theorem 8's recursion with the corrected Lyapunov function, inner
+  subproblems stopped exactly at 1/(10θ_g²);
+* ``bylinkin.thm5/one-step`` (erratum) and ``bylinkin.thm5.corrected/one-step`` — the worst case over states of
+  Φ_{k+1}/Φ_k (σ = 0: the AEG iteration, an exact linear map probed with basis states) against 1 − ½√(μθ);
+  the printed Φ = (τ/η)‖x − x*‖² + gap fails it (the missing factor 2), the corrected Φ^c = μ‖x − x*‖² + gap holds;
+* ``bylinkin.thm5/inexact-trajectory`` (erratum) and ``bylinkin.thm5.corrected/inexact-trajectory`` — the same
+  recursion along the method's own iterates with every server subproblem stopped exactly at criterion (4);
+* ``bylinkin.thm5/spectral-radius`` — the AEG iteration's spectral radius equals 1 − ½√(μθ) exactly;
+* ``bylinkin.thm1/exact-mean``      — SC-AccExtragradient: the Monte-Carlo mean of two projections of x_K − x*
+  equals the exact mean recursion (four coin branches), two-sided;
+* ``bylinkin.thm1/second-moment``   — E Φ^c_K equals the exact second-moment recursion Σ_b π_b M_b S M_bᵀ
+  (Assumption 4 fails on quadratics; interpolating instance, reduced θ);
+* ``bylinkin.thm1/split-rounds`` and ``bylinkin.thm1/independent-coins`` — R_f ~ Binomial(2K, p) with
+  p = δ_f/(δ_f + δ_g): its mean and its second central moment 2Kp(1 − p) (a shared coin doubles it), two-sided;
+* ``bylinkin.thm6/remark1-tradeoff`` (erratum) — Remark 1's O~(√(δ_fδ_g)/μ) for both groups against Theorem 6's
+  own (p, q) trade-off;
+* ``bylinkin.thm7/printed-line7`` (erratum) — AccVRCS as printed leaves the proof's mean recursion;
+* ``bylinkin.thm6/exact-mean`` and ``bylinkin.thm6/epoch-rounds`` — VRCS: exact mean of the epoch operator
+  qN(I − (1 − q)N)^{-1} (Geom(q) on {1, 2, ...}) and expected rounds 1 + p/q, 1 + (1 − p)/q per epoch;
+* ``bylinkin.thm7/exact-mean``      — AccVRCS: exact mean recursion of (z, y) (sensitive to the sign of t_k);
+* ``bylinkin.thm7.mf/rounds`` (erratum), ``bylinkin.thm7.mf.corrected/rounds``,
+  ``bylinkin.thm7.mg.corrected/rounds`` — AccVRCS rounds per iteration: the paper's 1 + p/q omits the round
+  for t_k; the measured mean is 2 + p/q.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fedrates.verify import checks
+from fedrates.verify.checks import CheckResult
+from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
+from fedrates.verify.variants import BrokenVariant
+
+__all__ = ["CLAIMS", "VARIANTS", "slope_check", "spread_check", "max_ratio_check"]
+
+PAPER = "Bylinkin et al., Accelerated Methods with Complexity Separation Under Data Similarity"
+
+#: relative slack of deterministic inequalities (floating point only; the quantities are O(1) ratios)
+RATIO_SLACK = 1e-9
+#: spectral radii of possibly defective iteration matrices are accurate to about √eps·‖T‖ ≈ 1e-8; 1e-6 is the margin
+SPECTRAL_RELATIVE = 1e-6
+#: relative roundoff of a projection ratio v·e_{k+1}/v·e_k: about 1e-14·‖x̄‖/|v·e|, below 1e-9 on these instances
+PROJECTION_RELATIVE = 1e-8
+#: separation: the paper's O(√(δ_f/μ) log 1/ε) for M_f has no δ_g; a deterministic count may move by one outer
+#: iteration (2 rounds) between grid points because the initial Lyapunov value changes with the instance: 5%
+SEPARATION_SPREAD = 0.05
+#: exponent of a deterministic round count over a δ grid: ceil() and the instance-dependent log factor move the
+#: local slope by a few hundredths over 1.8 decades; 0.1 rejects slopes 0 and 1
+DETERMINISTIC_SLOPE_TOLERANCE = 0.1
+
+
+#: seed stride between base seeds (as in :meth:`Claim.seeds`); replica indices stay below it (n_seeds ≤ 100003)
+_SEED_STRIDE = 100_003
+
+
+# ---- instances ---------------------------------------------------------------------------------------------------
+@cache
+def _instance_json(params_json: str) -> tuple[Any, Any]:
+    from fedrates.solvers import problems
+    from fedrates.solvers.problems.separation import split
+
+    params = json.loads(params_json)
+    problem = problems.make("separation", None, **params)
+    return problem, split(problem)
+
+
+def instance(params: dict) -> tuple[Any, Any]:
+    """(problem, split) of a separation instance (cached per process)."""
+    return _instance_json(json.dumps(params, sort_keys=True))
+
+
+def _theorem(theorem_id: str) -> Any:
+    from fedrates.bounds import catalog
+
+    return catalog.get(theorem_id)
+
+
+def preconditions(sp: Any, needs: tuple[str, ...]) -> list[dict]:
+    """The unstated preconditions used by the proofs, evaluated on the exact constants."""
+    table = {
+        "h1": ("h_1 = f_1 + g_1 convex: lambda_min(A_f1 + A_g1) >= 0 (App. B, C: A_theta 1/theta-strongly convex)",
+               sp.lambda_min_h1),
+        "f1g": ("f_1 + g convex: lambda_min(A_f1 + A_g) >= 0 (Kovalev et al. 2022, Thm 1; Theorem 8)",
+                sp.lambda_min_f1_plus_g),
+        "g": ("g convex: lambda_min(A_g) >= 0 (Assumption 3)", sp.lambda_min_g),
+    }
+    return [{"condition": table[n][0], "holds": bool(table[n][1] >= 0), "value": f"{table[n][1]:.6g}"}
+            for n in needs]
+
+
+def _algorithm(claim: Claim, name: str, **hyper: Any) -> Any:
+    from fedrates.solvers import algorithms
+
+    if claim.algorithm_override is not None and name == claim.algorithm:
+        return dataclasses.replace(claim.algorithm_override, **hyper) if hyper else claim.algorithm_override
+    return algorithms.make(name, **hyper)
+
+
+def _records(claim: Claim, point_index: int, point: dict, values: dict[str, np.ndarray], seeds: list[int],
+             dim: int, bound: float = float("nan")) -> pd.DataFrame:
+    S = len(seeds)
+    df = pd.DataFrame({"seed": np.asarray(seeds, dtype=np.int64), "round": np.zeros(S, np.int64),
+                       "iterations": np.zeros(S, np.int64), "diverged": np.zeros(S, bool),
+                       **{k: np.broadcast_to(np.asarray(v, float), (S,)) for k, v in values.items()}})
+    return records_from_trace(df, claim=claim, point_index=point_index, point=point, metrics=list(values),
+                              bound=lambda d: np.full(len(d), bound), problem_dim=dim)
+
+
+def _values(records: pd.DataFrame, metric: str) -> np.ndarray:
+    """(S, P) values of ``metric``, rows = seeds, columns = sweep points."""
+    sub = records[records["metric"] == metric]
+    return sub.pivot(index="seed", columns="point", values="value").sort_index().to_numpy()  # keeps NaN
+
+
+def _seeds(records: pd.DataFrame) -> list[int]:
+    return sorted(int(s) for s in records["seed"].unique()) if len(records) else []
+
+
+# ---- generic deterministic checks (this paper's claims are about round counts, not rates in T) ------------------
+def slope_check(x: np.ndarray, y: np.ndarray, expected: float,
+                tolerance: float = DETERMINISTIC_SLOPE_TOLERANCE, variable: str = "x") -> CheckResult:
+    """Deterministic scaling law: least-squares slope of log y on log x equals ``expected`` ± ``tolerance``."""
+    x, y = np.asarray(x, float), np.asarray(y, float).reshape(-1)
+    if np.any(~np.isfinite(y)) or np.any(y <= 0):
+        return CheckResult("fail", "non-finite or non-positive counts", f"slope {expected:g}", f"± {tolerance:g}",
+                           "some runs diverged or did not reach the target")
+    slope, intercept = np.polyfit(np.log(x), np.log(y), 1)
+    ok = abs(slope - expected) <= tolerance
+    measured = f"slope {slope:.3f}"
+    return CheckResult("pass" if ok else "fail", measured, f"slope {expected:g}", f"± {tolerance:g} (deterministic)",
+                       f"fitted exponent of the round count in {variable}: {slope:.3f} vs {expected:g} "
+                       f"(values {', '.join(f'{v:.4g}' for v in y)})",
+                       fit={"slope": float(slope), "intercept": float(intercept), "lo": float(slope),
+                            "hi": float(slope)})
+
+
+def spread_check(y: np.ndarray, tolerance: float = SEPARATION_SPREAD, variable: str = "x") -> CheckResult:
+    """Flatness: (max − min)/mean of a deterministic count over a grid is at most ``tolerance``."""
+    y = np.asarray(y, float).reshape(-1)
+    if np.any(~np.isfinite(y)):
+        return CheckResult("fail", "non-finite counts", "constant", f"spread ≤ {tolerance:.0%}", "runs diverged")
+    spread = float((y.max() - y.min()) / y.mean())
+    ok = spread <= tolerance
+    return CheckResult("pass" if ok else "fail", f"relative spread {spread:.3%}", f"independent of {variable}",
+                       f"≤ {tolerance:.0%}", f"counts {', '.join(f'{v:.6g}' for v in y)} over the {variable} grid")
+
+
+def max_ratio_check(ratios: np.ndarray, what: str, slack: float = RATIO_SLACK) -> CheckResult:
+    """Deterministic inequality: every ratio measured/bound ≤ 1 + slack."""
+    r = np.asarray(ratios, float).reshape(-1)
+    if r.size == 0 or np.any(~np.isfinite(r)):
+        return CheckResult("fail", "non-finite ratio", "≤ 1", f"1 + {slack:g}", f"{what}: non-finite values")
+    worst = float(r.max())
+    ok = worst <= 1 + slack
+    return CheckResult("pass" if ok else "fail", f"max ratio {worst:.9g}", "≤ 1", f"1 + {slack:g} (deterministic)",
+                       f"{what}: max measured/bound = {worst:.9g} over {r.size} steps")
+
+
+# ---- base ----------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _BylinkinClaim(Claim):
+    params: dict = field(default_factory=dict)
+    needs: tuple[str, ...] = ("h1",)
+    n_seeds: dict = field(default_factory=lambda: {"quick": 1, "standard": 1, "full": 1})
+    #: Monte-Carlo replicas per claim seed: claim seed s = b·100003 + i (base seed b, batch i) runs the replicas
+    #: b·100003 + i·batch + j (j < batch) — the seeds an unbatched claim would use — and records their mean, so
+    #: n_seeds replicas make n_seeds/batch independent batch means (one cached record set per batch)
+    batch: int = 1
+
+    def seeds(self, profile: str, base_seed: int = 0) -> list[int]:
+        return [int(base_seed) * _SEED_STRIDE + i for i in range(max(1, self.n_seeds[profile] // self.batch))]
+
+    def replicas(self, seeds: list[int]) -> list[int]:
+        out = []
+        for s in seeds:
+            base, index = divmod(int(s), _SEED_STRIDE)
+            out.extend(base * _SEED_STRIDE + index * self.batch + j for j in range(self.batch))
+        return out
+
+    def batch_means(self, values: np.ndarray) -> np.ndarray:
+        """(S·batch, ...) replica values -> (S, ...) batch means."""
+        v = np.asarray(values, float)
+        return v.reshape((-1, self.batch) + v.shape[1:]).mean(axis=1)
+
+    def _setup(self, params: dict | None = None) -> tuple[Any, Any]:
+        return instance(params or self.params)
+
+    def _conditions(self, sp: Any, **values: float) -> tuple[list[dict], dict]:
+        thm = _theorem(self.theorem)
+        vals = {"mu": sp.mu, "delta_f": sp.delta_f, "delta_g": sp.delta_g, "eps": 1e-8, **values}
+        conds = evaluate_conditions(thm, vals) + preconditions(sp, self.needs)
+        return conds, vals
+
+    def _judge_common(self, records: pd.DataFrame, sp: Any, **values: float) -> tuple[list[dict], dict, list[int],
+                                                                                     dict | None]:
+        conds, vals = self._conditions(sp, **values)
+        seeds = _seeds(records)
+        early = None
+        if any(c["holds"] is False for c in conds):
+            early = self.conditions_not_met(conds, seeds, vals, _theorem(self.theorem).statement)
+        return conds, vals, seeds, early
+
+    def points(self, profile: str) -> list[dict]:
+        return [{"problem": "separation", **self.params}]
+
+
+# ---- probes: the exact linear map of one deterministic iteration ------------------------------------------------
+def probe_map(alg: Any, problem: Any, sp: Any, keys: tuple[str, str]) -> np.ndarray:
+    """The matrix T of one iteration of a linear method in error coordinates (state (e_1, e_2) = (keys) − x*),
+    obtained by running the algorithm's own step on the 2d basis states as replicas."""
+    from fedrates.solvers.algorithms._separation import coins_for_seeds
+
+    d = problem.dim
+    B = np.eye(2 * d)
+    state = alg.init(problem, np.zeros((2 * d, d)))
+    state[keys[0]] = sp.xstar + B[:, :d]
+    state[keys[1]] = sp.xstar + B[:, d:]
+    new = alg.step(state, sp, coins_for_seeds(range(2 * d), problem.clients))
+    return np.hstack([new[keys[0]] - sp.xstar, new[keys[1]] - sp.xstar]).T
+
+
+def worst_one_step(T: np.ndarray, P: np.ndarray) -> float:
+    """max over states s ≠ 0 of (Ts)ᵀP(Ts)/(sᵀPs): the largest generalized eigenvalue of (TᵀPT, P)."""
+    from scipy.linalg import eigh
+
+    return float(eigh(T.T @ P @ T, P, eigvals_only=True)[-1])
+
+
+def _aeg_tuning(sp: Any, scale: float = 1 / 3) -> dict[str, float]:
+    theta = scale / (sp.delta_f + sp.delta_g)
+    tau = math.sqrt(sp.mu * theta)
+    eta = min(1 / (2 * sp.mu), 0.5 * math.sqrt(theta / sp.mu))
+    return {"theta": theta, "tau": tau, "eta": eta, "rho": 1 - 0.5 * math.sqrt(sp.mu * theta)}
+
+
+@dataclass(frozen=True)
+class AEGProbeClaim(_BylinkinClaim):
+    """Theorem 5 with σ = 0 (the AEG iteration) as an exact linear map: spectral radius or worst one-step ratio."""
+
+    mode: str = "spectral"  # spectral | printed | corrected
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, sp = self._setup()
+        alg = _algorithm(self, "aeg")
+        T = probe_map(alg, problem, sp, ("x", "xbar"))
+        t = _aeg_tuning(sp)
+        d = problem.dim
+        Z, I = np.zeros((d, d)), np.eye(d)
+        P_printed = np.block([[(t["tau"] / t["eta"]) * I, Z], [Z, 0.5 * sp.H]])
+        P_corrected = np.block([[sp.mu * I, Z], [Z, 0.5 * sp.H]])
+        values = {"spectral_radius": float(np.max(np.abs(np.linalg.eigvals(T)))),
+                  "worst_ratio_printed": worst_one_step(T, P_printed),
+                  "worst_ratio_corrected": worst_one_step(T, P_corrected)}
+        return _records(self, 0, point, values, list(seeds), problem.dim, bound=t["rho"])
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        t = _aeg_tuning(sp)
+        conds, vals, seeds, early = self._judge_common(records, sp, theta=t["theta"], sigma=0.0,
+                                                       Phi_k=1.0, Phic_k=1.0)
+        if early:
+            return early
+        rho = t["rho"]
+        if self.mode == "spectral":
+            y = _values(records, "spectral_radius")
+            res = checks.exact_expectation(y[:1], np.array([rho]), relative=SPECTRAL_RELATIVE)
+            ratio = float(y[0, 0]) / rho
+        else:
+            y = _values(records, f"worst_ratio_{self.mode}")
+            ratio = float(y[0, 0]) / rho
+            res = max_ratio_check(np.array([ratio]), f"worst one-step Φ_(k+1)/(ρΦ_k) ({self.mode} Φ)")
+        return self.verdict(res, conditions=conds, seeds=seeds, constants={**vals, "rho": rho},
+                            statement=_theorem(self.theorem).statement, reference_gap=sp.certificate(),
+                            smallest_measured=1 - rho, bound_ratio=ratio)
+
+
+@dataclass(frozen=True)
+class AEGTrajectoryClaim(_BylinkinClaim):
+    """Theorem 5 with σ = 0 along the method's own trajectory, server subproblems stopped exactly at criterion (4):
+    Φ_{k+1} ≤ (1 − ½√(μθ))Φ_k at every step, for the printed Φ (weight τ/η = 2μ) or the corrected Φ^c (weight μ)."""
+
+    mode: str = "corrected"
+    iterations: int = 300
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        from fedrates.solvers.algorithms._separation import simulate as run
+
+        problem, sp = self._setup()
+        alg = _algorithm(self, "aeg", subproblem="boundary")
+        t = _aeg_tuning(sp)
+        weight = t["tau"] / t["eta"] if self.mode == "printed" else sp.mu
+        phi: list[float] = []
+
+        def record(k: int, st: dict) -> None:
+            e = st["x"][0] - sp.xstar
+            phi.append(float(weight * e @ e + sp.gap(st["xbar"])[0]))
+
+        run(alg, problem, self.iterations, [0], w0=sp.xstar + np.ones(problem.dim), record=record)
+        a = np.asarray(phi)
+        values = {"ratio_max": float(np.max(a[1:] / a[:-1]) / t["rho"]), "smallest_phi": float(a.min())}
+        return _records(self, 0, point, values, list(seeds), problem.dim, bound=1.0)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        t = _aeg_tuning(sp)
+        conds, vals, seeds, early = self._judge_common(records, sp, theta=t["theta"], sigma=0.0, Phi_k=1.0,
+                                                       Phic_k=1.0)
+        if early:
+            return early
+        worst = _values(records, "ratio_max")[0, 0]
+        res = max_ratio_check(np.array([worst]), f"Φ_(k+1)/(ρΦ_k) along {self.iterations} iterations ({self.mode} Φ, "
+                                                 "subproblems at criterion (4))")
+        return self.verdict(res, conditions=conds, seeds=seeds, constants={**vals, "rho": t["rho"]},
+                            statement=_theorem(self.theorem).statement, reference_gap=sp.certificate(),
+                            smallest_measured=_values(records, "smallest_phi")[0, 0], bound_ratio=worst)
+
+
+# ---- C-AccExtragradient (A4 + A5) --------------------------------------------------------------------------------
+def _a4_tuning(sp: Any, scale: float = 0.5) -> dict[str, float]:
+    theta_f = scale / sp.delta_f
+    tau_f = 0.5 * math.sqrt(sp.mu * theta_f)
+    theta_g = 1 / (2 * sp.delta_g)
+    tau_g = 0.5 * math.sqrt(theta_g / theta_f)
+    return {"theta_f": theta_f, "tau_f": tau_f, "eta_f": min(1 / (2 * sp.mu), theta_f / (4 * tau_f)),
+            "rho_out": 1 - 0.5 * math.sqrt(sp.mu * theta_f), "theta_g": theta_g, "tau_g": tau_g,
+            "eta_g": min(theta_f / 2, theta_g / (4 * tau_g)), "rho_in": 1 - 0.5 * math.sqrt(theta_g / theta_f)}
+
+
+def rounds_to_eps(alg: Any, problem: Any, sp: Any, eps: float, baseline: bool = False) -> dict[str, float]:
+    """Run a deterministic method from x_0 = x̄_0 = 0 until Ψ_K ≤ εΨ_0 with the outer Lyapunov function of the
+    claim's own tuning, Ψ = (1/η)‖x − x*‖² + (2/τ)(h(x̄) − h*); rounds with M_f and M_g at that K.
+
+    C-AccExtragradient's corrected recursion Ψ_{k+1} ≤ ρ_out Ψ_k bounds K by ⌈ln ε/ln ρ_out⌉, so a run still above
+    εΨ_0 one iteration later contradicts it and stops there (NaN counts).  The AEG baseline (``baseline``), whose
+    own factor is ρ = 1 − ½√(μθ), θ = 1/(3(δ_f + δ_g)), gets four times its own count (Ψ is not its Lyapunov
+    function)."""
+    from fedrates.solvers.algorithms._separation import coins_for_seeds
+
+    t = _a4_tuning(sp)
+    eta, tau = t["eta_f"], t["tau_f"]
+    k_bound = math.ceil(math.log(eps) / math.log(t["rho_out"]))
+    max_outer = 4 * math.ceil(math.log(eps) / math.log(_aeg_tuning(sp)["rho"])) if baseline else k_bound + 1
+
+    def psi(st: dict) -> float:
+        e = st["x"][0] - sp.xstar
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float(e @ e / eta + 2 / tau * sp.gap(st["xbar"])[0])
+
+    state = alg.init(problem, np.zeros((1, problem.dim)))
+    coins = coins_for_seeds([0], problem.clients)
+    psi0 = psi(state)
+    for k in range(1, max_outer + 1):
+        with np.errstate(over="ignore", invalid="ignore"):
+            state = alg.step(state, sp, coins)
+        value = psi(state)
+        if not np.isfinite(value):
+            break
+        if value <= eps * psi0:
+            return {"rounds_f": float(state["rounds_f"][0]), "rounds_g": float(state["rounds_g"][0]),
+                    "outer": float(k), "psi0": psi0, "bound_f": 2.0 * math.ceil(math.log(eps) / math.log(t["rho_out"]))}
+    return {"rounds_f": float("nan"), "rounds_g": float("nan"), "outer": float("nan"), "psi0": psi0,
+            "bound_f": 2.0 * math.ceil(math.log(eps) / math.log(t["rho_out"]))}
+
+
+_A4_BASE = {"dim": 8, "mu": 1e-3, "L": 1.0, "delta_f": 0.02, "delta_g": 0.5, "seed": 3}
+_DG_GRID = (0.05, 0.2, 0.8, 3.2)
+_DF_GRID = (0.005, 0.02, 0.08, 0.32)
+_EPS = 1e-8
+
+
+@dataclass(frozen=True)
+class RoundsGridClaim(_BylinkinClaim):
+    """Rounds to reach Ψ_K ≤ εΨ_0 over a δ grid: flat in δ_g, slope 1/2 in δ_f/μ, or the AEG baseline's slope."""
+
+    grid_key: str = "delta_g"
+    grid: tuple[float, ...] = _DG_GRID
+    mode: str = "flat"  # flat | slope | baseline
+    needs: tuple[str, ...] = ("g", "f1g")
+    eps: float = _EPS
+
+    def points(self, profile: str) -> list[dict]:
+        return [{"problem": "separation", **self.params, self.grid_key: float(v)} for v in self.grid]
+
+    def _a4_hyper(self) -> dict:
+        # the override keeps its own hyperparameters; the registered method runs with boundary inner subproblems
+        overridden = self.algorithm_override is not None and self.algorithm == "c_acc_extragradient"
+        return {} if overridden else {"subproblem": "boundary"}
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        params = {k: v for k, v in point.items() if k != "problem"}
+        problem, sp = self._setup(params)
+        index = [float(v) for v in self.grid].index(float(point[self.grid_key]))
+        values = rounds_to_eps(_algorithm(self, "c_acc_extragradient", **self._a4_hyper()), problem, sp, self.eps)
+        if self.mode == "baseline":
+            base = rounds_to_eps(_algorithm(self, "aeg"), problem, sp, self.eps, baseline=True)
+            values = {**values, "aeg_rounds_f": base["rounds_f"], "aeg_rounds_g": base["rounds_g"]}
+        return _records(self, index, point, values, list(seeds), problem.dim, bound=values["bound_f"])
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        conds: list[dict] = []
+        for v in self.grid:
+            _, sp_v = self._setup({**self.params, self.grid_key: float(v)})
+            c, vals = self._conditions(sp_v)
+            conds += [{**ci, "condition": f"[{self.grid_key}={v:g}] {ci['condition']}"} for ci in c]
+        seeds = _seeds(records)
+        problem, sp = self._setup()
+        if any(c["holds"] is False for c in conds):
+            return self.conditions_not_met(conds, seeds, vals, _theorem(self.theorem).statement)
+        rf = _values(records, "rounds_f")[0]
+        bound = _values(records, "bound_f")[0]
+        x = np.asarray(self.grid, float)
+        if self.mode == "flat":
+            res = spread_check(rf, variable="delta_g")
+            over = rf > bound
+            if res.verdict == "pass" and np.any(over):
+                res = CheckResult("fail", res.measured, res.predicted, res.tolerance,
+                                  f"R_f exceeds the recursion's count 2⌈ln ε/ln ρ_out⌉ at {int(over.sum())} points")
+            elif res.verdict == "pass":
+                res.message += f"; every R_f ≤ 2⌈ln ε/ln ρ_out⌉ = {', '.join(f'{b:.0f}' for b in bound)}"
+        elif self.mode == "slope":
+            res = slope_check(x / sp.mu, rf, 0.5, variable="delta_f/mu")
+        else:
+            aeg = _values(records, "aeg_rounds_f")[0]
+            res = slope_check((sp.delta_f + x) / sp.mu, aeg, 0.5, variable="(delta_f + delta_g)/mu")
+            if res.verdict == "pass" and not np.all(aeg > rf):
+                res = CheckResult("fail", res.measured, res.predicted, res.tolerance,
+                                  "the AEG baseline does not use more M_f rounds than C-AccExtragradient everywhere")
+            elif res.verdict == "pass":
+                res.message += ("; AEG/C-AccExtragradient M_f rounds: "
+                                + ", ".join(f"{a / b:.2f}" for a, b in zip(aeg, rf, strict=True)))
+        finite = np.isfinite(rf)
+        ratio = float(np.max(rf[finite] / bound[finite])) if self.mode != "baseline" and finite.any() else None
+        return self.verdict(res, conditions=conds, seeds=seeds, constants=vals,
+                            statement=_theorem(self.theorem).statement, reference_gap=sp.certificate(),
+                            smallest_measured=self.eps * float(np.nanmin(_values(records, "psi0"))),
+                            bound_ratio=ratio, extra={"grid": list(self.grid), "grid_variable": self.grid_key,
+                                                      "rounds_f": rf.tolist()})
+
+
+@dataclass(frozen=True)
+class A4ExactClaim(_BylinkinClaim):
+    """Exact per-step contraction along the bottom eigenvector, and the spectral radius with exact subproblems."""
+
+    outer_steps: int = 40
+    needs: tuple[str, ...] = ("g", "f1g")
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        from fedrates.solvers.algorithms._separation import simulate as run
+
+        problem, sp = self._setup()
+        alg = _algorithm(self, "c_acc_extragradient", subproblem="boundary")
+        proj: list[float] = []
+        run(alg, problem, self.outer_steps, [0], record=lambda k, st: proj.append(float((st["x"][0] - sp.xstar)
+                                                                                       @ sp.bottom)))
+        p = np.asarray(proj)
+        ratios = p[1:] / p[:-1]
+        exact = dataclasses.replace(alg, inner="exact")
+        T = probe_map(exact, problem, sp, ("x", "xbar"))
+        values = {"projection_ratio_min": float(ratios.min()), "projection_ratio_max": float(ratios.max()),
+                  "spectral_radius": float(np.max(np.abs(np.linalg.eigvals(T)))),
+                  "smallest_projection": float(np.min(np.abs(p)))}
+        return _records(self, 0, point, values, list(seeds), problem.dim)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        t = _a4_tuning(sp)
+        conds, vals, seeds, early = self._judge_common(records, sp)
+        if early:
+            return early
+        rho = t["rho_out"]
+        lo, hi = _values(records, "projection_ratio_min")[0, 0], _values(records, "projection_ratio_max")[0, 0]
+        sr = _values(records, "spectral_radius")[0, 0]
+        proj_ok = abs(lo - rho) <= PROJECTION_RELATIVE * rho and abs(hi - rho) <= PROJECTION_RELATIVE * rho
+        sr_ok = abs(sr - rho) <= SPECTRAL_RELATIVE * rho
+        measured = f"projection ratios [{lo:.12g}, {hi:.12g}], spectral radius {sr:.12g}"
+        res = CheckResult("pass" if proj_ok and sr_ok else "fail", measured, f"1 − ½√(μθ_f) = {rho:.12g}",
+                          f"relative {PROJECTION_RELATIVE:g} (projection), {SPECTRAL_RELATIVE:g} (spectral radius)",
+                          ("both equal" if proj_ok and sr_ok else "differs from") + f" the exact factor {rho:.12g} "
+                          f"({self.outer_steps} outer steps, inner phase stopped by (6))")
+        return self.verdict(res, conditions=conds, seeds=seeds, constants={**vals, "rho_out": rho},
+                            statement=_theorem(self.theorem).statement, reference_gap=sp.certificate(),
+                            smallest_measured=_values(records, "smallest_projection")[0, 0] ** 2 * sp.mu)
+
+
+@dataclass(frozen=True)
+class A4CriterionClaim(_BylinkinClaim):
+    """Each outer subproblem returned by the inner phase meets criterion (6) (recomputed independently)."""
+
+    outer_steps: int = 30
+    needs: tuple[str, ...] = ("g", "f1g")
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        from fedrates.solvers.algorithms._separation import simulate as run
+
+        problem, sp = self._setup()
+        t = _a4_tuning(sp)
+        alg = _algorithm(self, "c_acc_extragradient", subproblem="boundary")
+        states: list[dict] = []
+        run(alg, problem, self.outer_steps, [0], record=lambda k, st: states.append({"x": st["x"].copy(),
+                                                                                      "xbar": st["xbar"].copy()}))
+        d = problem.dim
+        MA = np.eye(d) / t["theta_f"] + sp.A_f1 + sp.A_g
+        ratios, dist = [], []
+        for old, new in zip(states[:-1], states[1:], strict=True):
+            xl = t["tau_f"] * old["x"][0] + (1 - t["tau_f"]) * old["xbar"][0]
+            ck = (sp.A_f - sp.A_f1) @ xl - (sp.b_f - sp.b_f1)
+            Astar = np.linalg.solve(MA, xl / t["theta_f"] - ck + sp.b_f1 + sp.b_g)
+            g = MA @ (new["xbar"][0] - Astar)
+            r2 = float((xl - Astar) @ (xl - Astar))
+            ratios.append(float(g @ g) / (sp.delta_f**2 / 3 * r2))
+            dist.append(r2)
+        values = {"criterion_ratio_max": max(ratios), "criterion_ratio_min": min(ratios),
+                  "smallest_distance": min(dist)}
+        return _records(self, 0, point, values, list(seeds), problem.dim, bound=1.0)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        conds, vals, seeds, early = self._judge_common(records, sp)
+        if early:
+            return early
+        worst = _values(records, "criterion_ratio_max")[0, 0]
+        res = max_ratio_check(np.array([worst]), "‖∇A(x̄_{k+1})‖²/((δ_f²/3)‖x̲_k − argmin A‖²) per outer step")
+        return self.verdict(res, conditions=conds, seeds=seeds, constants=vals,
+                            statement=_theorem(self.theorem).statement, reference_gap=sp.certificate(),
+                            smallest_measured=_values(records, "smallest_distance")[0, 0], bound_ratio=worst)
+
+
+@dataclass(frozen=True)
+class InnerRecursionClaim(_BylinkinClaim):
+    """Theorem 8: Ψ_{t+1} + (θ_g/(2τ_g))‖∇A(x̄_{t+1})‖² ≤ (1 − ½√(θ_g/θ_f))Ψ_t at every inner step,
+    Ψ_t = (1/η_g)‖x_t − A*‖² + (w/τ_g)(A(x̄_t) − A*) with w = 2 (corrected) or 1 (printed proof)."""
+
+    outer_steps: int = 6
+    gap_weight: float = 2.0
+    needs: tuple[str, ...] = ("g", "f1g")
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        from fedrates.solvers.algorithms._separation import simulate as run
+
+        problem, sp = self._setup()
+        t = _a4_tuning(sp)
+        alg = _algorithm(self, "c_acc_extragradient", subproblem="boundary")
+        log: list[dict] = []
+        state_holder: dict = {}
+
+        def hook(k: int, st: dict) -> None:
+            st["_inner_log"] = log
+            state_holder["s"] = st
+
+        run(alg, problem, self.outer_steps, [0], record=hook)
+        eta_g, tau_g, theta_g, rho_in = t["eta_g"], t["tau_g"], t["theta_g"], t["rho_in"]
+        w = self.gap_weight
+        ratios, psis = [], []
+        for e in log:
+            if not e["active"][0]:
+                continue
+            Astar, MA = e["A_star"][0], e["M_A"]
+
+            def psi(x: np.ndarray, xb: np.ndarray, Astar: np.ndarray = Astar, MA: np.ndarray = MA) -> float:
+                dx, db = x - Astar, xb - Astar
+                return float(dx @ dx / eta_g + w / tau_g * 0.5 * db @ MA @ db)
+
+            p0 = psi(e["x"][0], e["xbar"][0])
+            g = MA @ (e["xbar_next"][0] - Astar)
+            p1 = psi(e["x_next"][0], e["xbar_next"][0]) + theta_g / (2 * tau_g) * float(g @ g)
+            ratios.append(p1 / (rho_in * p0))
+            psis.append(p0)
+        values = {"recursion_ratio_max": max(ratios), "smallest_psi": min(psis), "inner_steps": float(len(ratios))}
+        return _records(self, 0, point, values, list(seeds), problem.dim, bound=1.0)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        t = _a4_tuning(sp)
+        conds, vals, seeds, early = self._judge_common(records, sp, theta=t["theta_f"], theta_g=t["theta_g"])
+        if early:
+            return early
+        worst = _values(records, "recursion_ratio_max")[0, 0]
+        n = int(_values(records, "inner_steps")[0, 0])
+        res = max_ratio_check(np.array([worst]), f"Theorem 8 recursion (gap weight {self.gap_weight:g}/τ_g) over "
+                                                 f"{n} inner steps")
+        return self.verdict(res, conditions=conds, seeds=seeds, constants={**vals, "rho_in": t["rho_in"]},
+                            statement=_theorem(self.theorem).statement, reference_gap=0.0,
+                            smallest_measured=_values(records, "smallest_psi")[0, 0], bound_ratio=worst)
+
+
+# ---- Monte-Carlo exact means ----------------------------------------------------------------------------------
+def _a1_mean_operator(sp: Any, theta: float, p: float) -> np.ndarray:
+    """E[s_{k+1}] = M̄ E[s_k] for SC-AccExtragradient with exact subproblems, s = (x − x*, x̄ − x*): the four
+    branches (ξ coin × ζ coin, independent) averaged, built from the instance matrices."""
+    d = sp.H.shape[0]
+    I = np.eye(d)
+    tau = math.sqrt(sp.mu * theta)
+    eta = min(1 / (2 * sp.mu), 0.5 * math.sqrt(theta / sp.mu))
+    alpha = sp.mu
+    Minv = np.linalg.inv(I / theta + sp.H1)
+    Df, Dg = sp.A_f - sp.A_f1, sp.A_g - sp.A_g1
+    # interpolating instance: every gradient vanishes at x*, so ξ = Ξ_branch e_low and x̄' − x* = Minv(I/θ − Ξ)e_low
+    Xi_mean = Df + Dg  # p·Df/p + (1−p)·Dg/(1−p)
+    B = Minv @ (I / theta - Xi_mean)  # mean map e_low -> ē'
+    Z_mean = sp.A_f + sp.A_g  # E ζ-slope
+    L = np.hstack([tau * I, (1 - tau) * I])  # e_low = τ e + (1 − τ) ē
+    Ebar = B @ L
+    Ex = np.hstack([(1 - eta * alpha) * I, np.zeros((d, d))]) + (eta * alpha * I - eta * Z_mean) @ Ebar
+    return np.vstack([Ex, Ebar])
+
+
+@dataclass(frozen=True)
+class A1MeanClaim(_BylinkinClaim):
+    """E[u·(x_K − x*)] for two directions u (bottom eigenvector of H, and a fixed generic one) equals the exact mean
+    recursion; SC-AccExtragradient on an interpolating instance at θ = 0.1/(3(δ_f + δ_g))."""
+
+    iterations: int = 12
+    theta_scale: float = 0.1
+    n_seeds: dict = field(default_factory=lambda: {"quick": 6000, "standard": 10000, "full": 40000})
+    batch: int = 100
+
+    def _directions(self, d: int, sp: Any) -> np.ndarray:
+        u = np.random.default_rng(7).standard_normal(d)
+        return np.stack([sp.bottom, u / np.linalg.norm(u)])
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        from fedrates.solvers.algorithms._separation import simulate as run
+
+        problem, sp = self._setup()
+        alg = _algorithm(self, "sc_acc_extragradient", theta_scale=self.theta_scale)
+        x0 = sp.xstar + np.ones(problem.dim)
+        st = run(alg, problem, self.iterations, self.replicas(seeds), w0=x0)
+        U = self._directions(problem.dim, sp)
+        proj = self.batch_means((st["x"] - sp.xstar) @ U.T)
+        frames = [_records(self, j, point, {"projection": proj[:, j]}, list(seeds), problem.dim) for j in range(2)]
+        return pd.concat(frames, ignore_index=True)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        theta = self.theta_scale / (sp.delta_f + sp.delta_g)
+        p = sp.delta_f / (sp.delta_f + sp.delta_g)
+        conds, vals, seeds, early = self._judge_common(records, sp, theta=theta, sigma=0.0)
+        if early:
+            return early
+        M = _a1_mean_operator(sp, theta, p)
+        d = problem.dim
+        s0 = np.concatenate([np.ones(d), np.ones(d)])
+        sK = np.linalg.matrix_power(M, self.iterations) @ s0
+        expected = self._directions(d, sp) @ sK[:d]
+        y = _values(records, "projection")
+        res = checks.exact_expectation(y, expected)
+        return self.verdict(res, conditions=conds, seeds=seeds, constants={**vals, "p": p},
+                            statement=_theorem(self.theorem).statement, reference_gap=sp.certificate(),
+                            smallest_measured=float(np.min(np.abs(expected))) ** 2 * sp.mu)
+
+
+def a1_branches(sp: Any, theta: float, p: float) -> list[tuple[float, np.ndarray]]:
+    """(probability, matrix) of the four coin branches of one SC-AccExtragradient iteration with exact subproblems on
+    an interpolating instance, in error coordinates s = (x − x*, x̄ − x*)."""
+    d = sp.H.shape[0]
+    I = np.eye(d)
+    tau = math.sqrt(sp.mu * theta)
+    eta = min(1 / (2 * sp.mu), 0.5 * math.sqrt(theta / sp.mu))
+    alpha = sp.mu
+    Minv = np.linalg.inv(I / theta + sp.H1)
+    L = np.hstack([tau * I, (1 - tau) * I])
+    xi = {True: (sp.A_f - sp.A_f1) / p, False: (sp.A_g - sp.A_g1) / (1 - p)}
+    zeta = {True: sp.A_f / p, False: sp.A_g / (1 - p)}
+    out = []
+    for c1 in (True, False):
+        Ebar = Minv @ (I / theta - xi[c1]) @ L
+        for c2 in (True, False):
+            Ex = np.hstack([(1 - eta * alpha) * I, np.zeros((d, d))]) + (eta * alpha * I - eta * zeta[c2]) @ Ebar
+            prob = (p if c1 else 1 - p) * (p if c2 else 1 - p)
+            out.append((prob, np.vstack([Ex, Ebar])))
+    return out
+
+
+def second_moment_operator(branches: list[tuple[float, np.ndarray]]) -> np.ndarray:
+    """Σ_b π_b M_b ⊗ M_b: vec(E[s sᵀ]) evolves by this operator (coins independent of the state)."""
+    return sum(prob * np.kron(M, M) for prob, M in branches)
+
+
+@dataclass(frozen=True)
+class A1SecondMomentClaim(_BylinkinClaim):
+    """E Φ^c_K (corrected Lyapunov function, x_K and x̄_K) equals the exact second-moment recursion
+    S_{k+1} = Σ_b π_b M_b S_k M_bᵀ; interpolating instance, reduced θ (the second moment diverges at the maximal θ
+    of (9) on this instance: its operator's spectral radius is reported)."""
+
+    iterations: int = 12
+    theta_scale: float = 0.1
+    n_seeds: dict = field(default_factory=lambda: {"quick": 6000, "standard": 10000, "full": 40000})
+    batch: int = 100
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        from fedrates.solvers.algorithms._separation import simulate as run
+
+        problem, sp = self._setup()
+        alg = _algorithm(self, "sc_acc_extragradient", theta_scale=self.theta_scale)
+        st = run(alg, problem, self.iterations, self.replicas(seeds), w0=sp.xstar + np.ones(problem.dim))
+        e = st["x"] - sp.xstar
+        phi = self.batch_means(sp.mu * np.einsum("ri,ri->r", e, e) + sp.gap(st["xbar"]))
+        return _records(self, 0, point, {"lyapunov": phi}, list(seeds), problem.dim)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        d = problem.dim
+        theta = self.theta_scale / (sp.delta_f + sp.delta_g)
+        p = sp.delta_f / (sp.delta_f + sp.delta_g)
+        conds, vals, seeds, early = self._judge_common(records, sp, theta=theta, sigma=0.0, Phi_k=1.0, Phic_k=1.0)
+        if early:
+            return early
+        op = second_moment_operator(a1_branches(sp, theta, p))
+        s0 = np.ones(2 * d)
+        S = np.linalg.matrix_power(op, self.iterations) @ np.outer(s0, s0).reshape(-1)
+        P = np.block([[sp.mu * np.eye(d), np.zeros((d, d))], [np.zeros((d, d)), 0.5 * sp.H]])
+        expected = float(np.sum(P * S.reshape(2 * d, 2 * d)))
+        res = checks.exact_expectation(_values(records, "lyapunov"), np.array([expected]))
+        radius = {scale: float(np.max(np.abs(np.linalg.eigvals(second_moment_operator(
+            a1_branches(sp, scale / (sp.delta_f + sp.delta_g), p)))))) for scale in (self.theta_scale, 1 / 3)}
+        return self.verdict(res, conditions=conds, seeds=seeds, constants={**vals, "p": p},
+                            statement=_theorem(self.theorem).statement, reference_gap=sp.certificate(),
+                            smallest_measured=expected,
+                            extra={"second_moment_radius": {f"{k:.4g}": v for k, v in radius.items()},
+                                   "rho_squared": (1 - 0.5 * math.sqrt(sp.mu * theta)) ** 2})
+
+
+def _epoch_operator(sp: Any, theta: float, q: float) -> np.ndarray:
+    """E[x_T − x*] = qN(I − (1 − q)N)^{-1}(x_0 − x*), N = (I/θ + H_1)^{-1}(I/θ − (H − H_1)), T ~ Geom(q) ≥ 1."""
+    d = sp.H.shape[0]
+    I = np.eye(d)
+    N = np.linalg.solve(I / theta + sp.H1, I / theta - (sp.H - sp.H1))
+    return q * N @ np.linalg.inv(I - (1 - q) * N)
+
+
+@dataclass(frozen=True)
+class VRMeanClaim(_BylinkinClaim):
+    """VRCS (A6) or AccVRCS (A3): the Monte-Carlo mean of two projections of the output error equals the exact mean
+    recursion built from the epoch operator (AccVRCS: with the proof's sign −t_k)."""
+
+    iterations: int = 3
+    n_seeds: dict = field(default_factory=lambda: {"quick": 400, "standard": 800, "full": 3200})
+    batch: int = 10
+    #: projections measured: bottom and top eigenvectors of H, and a fixed generic unit vector
+    directions: tuple[str, ...] = ("bottom", "generic")
+    #: run AccVRCS exactly as printed (Line 7: G = q(t_k + (x − y)/θ)) instead of the proof's sign
+    printed_line7: bool = False
+    #: sign of t_k in the predicted mean recursion (−1: the proof's G = q(∇ψ(x) − ∇ψ(y)))
+    predicted_tk_sign: float = -1.0
+
+    def _directions(self, d: int, sp: Any) -> np.ndarray:
+        u = np.random.default_rng(11).standard_normal(d)
+        table = {"bottom": sp.bottom, "top": np.linalg.eigh(sp.H)[1][:, -1], "generic": u / np.linalg.norm(u)}
+        return np.stack([table[k] for k in self.directions])
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        from fedrates.solvers.algorithms._separation import simulate as run
+
+        problem, sp = self._setup()
+        if self.printed_line7 and self.algorithm_override is None:
+            alg = variant_algorithm("printed-sign")
+        else:
+            alg = _algorithm(self, self.algorithm)
+        x0 = sp.xstar + np.ones(problem.dim)
+        st = run(alg, problem, self.iterations, self.replicas(seeds), w0=x0)
+        proj = self.batch_means((alg.output(st) - sp.xstar) @ self._directions(problem.dim, sp).T)
+        frames = [_records(self, j, point, {"projection": proj[:, j]}, list(seeds), problem.dim)
+                  for j in range(proj.shape[1])]
+        return pd.concat(frames, ignore_index=True)
+
+    def expected(self, sp: Any) -> np.ndarray:
+        d = sp.H.shape[0]
+        p = sp.delta_f**2 / (sp.delta_f**2 + sp.delta_g**2)
+        q = p
+        theta = 0.25 * math.sqrt(p * (1 - p) * q / (p * sp.delta_g**2 + (1 - p) * sp.delta_f**2))
+        E = _epoch_operator(sp, theta, q)
+        e0 = np.ones(d)
+        if self.algorithm == "vrcs":
+            eK = np.linalg.matrix_power(E, self.iterations) @ e0
+        else:
+            tau = math.sqrt(theta * sp.mu / (3 * q))
+            alpha = math.sqrt(theta / (3 * sp.mu * q))
+            I = np.eye(d)
+            Gm = q * (I / theta + self.predicted_tk_sign * (sp.H - sp.H1))  # G = Gm (e_x − e_y')
+            c = 1 + 0.5 * sp.mu * alpha
+            # state (e_z, e_y); e_x = τ e_z + (1 − τ) e_y; E e_y' = E e_x
+            Ex = np.hstack([tau * I, (1 - tau) * I])
+            Ey = E @ Ex
+            Ez = (np.hstack([I, np.zeros((d, d))]) + 0.5 * sp.mu * alpha * Ey - alpha * Gm @ (Ex - Ey)) / c
+            M = np.vstack([Ez, Ey])
+            eK = (np.linalg.matrix_power(M, self.iterations) @ np.concatenate([e0, e0]))[d:]
+        return self._directions(d, sp) @ eK
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        conds, vals, seeds, early = self._judge_common(records, sp)
+        if early:
+            return early
+        expected = self.expected(sp)
+        res = checks.exact_expectation(_values(records, "projection"), expected)
+        return self.verdict(res, conditions=conds, seeds=seeds, constants=vals,
+                            statement=_theorem(self.theorem).statement, reference_gap=sp.certificate(),
+                            smallest_measured=float(np.min(np.abs(expected))) ** 2 * sp.mu)
+
+
+# ---- exact expected round counts -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RoundsClaim(_BylinkinClaim):
+    """Expected rounds per iteration with one group, checked two-sided with the exact standard deviation.
+
+    ``kind``: ``a1`` (SC-AccExtragradient, E R_f = 2p per iteration, binomial), ``vrcs_f``/``vrcs_g`` (per epoch
+    1 + p/q, 1 + (1 − p)/q), ``acc_paper_f`` (the paper's 1 + p/q per AccVRCS iteration), ``acc_f``/``acc_g``
+    (2 + p/q, 2 + (1 − p)/q: the round for t_k counted)."""
+
+    kind: str = "a1"
+    iterations: int = 40
+    n_seeds: dict = field(default_factory=lambda: {"quick": 200, "standard": 400, "full": 1600})
+    batch: int = 5
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        from fedrates.solvers.algorithms._separation import simulate as run
+
+        problem, sp = self._setup()
+        alg = _algorithm(self, self.algorithm)
+        st = run(alg, problem, self.iterations, self.replicas(seeds))
+        group = "rounds_g" if self.kind.endswith("_g") else "rounds_f"
+        values = {"rounds_per_iteration": self.batch_means(st[group] / self.iterations)}
+        if self.kind == "a1_var":
+            p = sp.delta_f / (sp.delta_f + sp.delta_g)
+            values = {"squared_deviation": self.batch_means((st[group] - 2 * self.iterations * p) ** 2)}
+        return _records(self, 0, point, values, list(seeds), problem.dim)
+
+    def prediction(self, sp: Any) -> tuple[float, float, dict]:
+        """(mean, sd of one replica's value, values)."""
+        K = self.iterations
+        if self.kind == "a1_var":
+            # R_f ~ Binomial(2K, p) when the two coins of an iteration are independent: E(R_f − 2Kp)² = 2Kp(1 − p),
+            # Var = μ4 − σ⁴ with μ4 = nπ(1 + 3(n − 2)π), π = p(1 − p), n = 2K
+            p = sp.delta_f / (sp.delta_f + sp.delta_g)
+            n, pi = 2 * K, p * (1 - p)
+            mu4 = n * pi * (1 + 3 * (n - 2) * pi)
+            return n * pi, math.sqrt(mu4 - (n * pi) ** 2), {"p": p}
+        if self.kind == "a1":
+            p = sp.delta_f / (sp.delta_f + sp.delta_g)
+            return 2 * p, math.sqrt(2 * K * p * (1 - p)) / K, {"p": p}
+        p = sp.delta_f**2 / (sp.delta_f**2 + sp.delta_g**2)
+        q = p
+        pg = p if self.kind.endswith("_f") else 1 - p
+        extra = 1.0 if self.kind in ("acc_f", "acc_g") else 0.0
+        # N = Σ_{t<T} Be(pg), T ~ Geom(q) ≥ 1: E N = pg/q, Var N = pg(1 − pg)/q + pg²(1 − q)/q²
+        var = pg * (1 - pg) / q + pg**2 * (1 - q) / q**2
+        return 1 + extra + pg / q, math.sqrt(var / K), {"p": p, "q": q}
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        conds, vals, seeds, early = self._judge_common(records, sp, eps=0.5, V_0=1.0, W_0=1.0)
+        if early:
+            return early
+        mean, sd, extra = self.prediction(sp)
+        metric = "squared_deviation" if self.kind == "a1_var" else "rounds_per_iteration"
+        res = checks.exact_expectation(_values(records, metric), np.array([mean]),
+                                       sd=np.array([sd / math.sqrt(self.batch)]))  # sd of a batch mean
+        return self.verdict(res, conditions=conds, seeds=seeds, constants={**vals, **extra},
+                            statement=_theorem(self.theorem).statement, reference_gap=0.0, smallest_measured=mean)
+
+
+# ---- Remark 1 (App. D): the (p, q) trade-off of VRCS --------------------------------------------------------------
+def vrcs_tradeoff(delta_f: float, delta_g: float, mu: float, n: int = 199) -> dict[str, float]:
+    """min over a (p, q) grid in (0, 1)² of max(R_f, R_g)/ln(V_0/ε) from Theorem 6's analysis:
+    θ(p, q) = min{1/(2(δ_f + δ_g)), ¼√(p(1 − p)q/(pδ_g² + (1 − p)δ_f²))} (Lemma 4 and (23)), K = 6q/(μθ) epochs,
+    R_f = K(1 + p/q), R_g = K(1 + (1 − p)/q)."""
+    grid = (np.arange(1, n + 1) / (n + 1))
+    P, Q = np.meshgrid(grid, grid, indexing="ij")
+    theta = np.minimum(1 / (2 * (delta_f + delta_g)),
+                       0.25 * np.sqrt(P * (1 - P) * Q / (P * delta_g**2 + (1 - P) * delta_f**2)))
+    K = 6 * Q / (mu * theta)
+    worst = np.maximum(K * (1 + P / Q), K * (1 + (1 - P) / Q))
+    i = np.unravel_index(int(np.argmin(worst)), worst.shape)
+    return {"minmax": float(worst[i]), "p": float(P[i]), "q": float(Q[i])}
+
+
+@dataclass(frozen=True)
+class RemarkOneClaim(_BylinkinClaim):
+    """Remark 1: some (p, q) give O~(√(δ_fδ_g)/μ) rounds with both groups, i.e. min_{p,q} max(R_f, R_g) divided by
+    √(δ_fδ_g)/μ stays bounded along a δ_g grid (exponent 0 in δ_g)."""
+
+    grid: tuple[float, ...] = (0.05, 0.2, 0.8, 3.2)
+
+    def points(self, profile: str) -> list[dict]:
+        return [{"problem": "separation", **self.params, "delta_g": float(v)} for v in self.grid]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        df, dg, mu = float(point["delta_f"]), float(point["delta_g"]), float(point["mu"])
+        out = vrcs_tradeoff(df, dg, mu)
+        values = {"ratio": out["minmax"] / (math.sqrt(df * dg) / mu), "minmax": out["minmax"],
+                  "floor_12_dg_over_mu": 12 * dg / mu, "p": out["p"], "q": out["q"]}
+        index = [float(v) for v in self.grid].index(dg)
+        return _records(self, index, point, values, list(seeds), int(point.get("dim", 0)))
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        conds, vals, seeds, early = self._judge_common(records, sp)
+        if early:
+            return early
+        ratio = _values(records, "ratio")[0]
+        res = slope_check(np.asarray(self.grid), ratio, 0.0, variable="delta_g")
+        return self.verdict(res, conditions=conds, seeds=seeds, constants=vals,
+                            statement="Remark 1: O~(sqrt(delta_f delta_g)/mu) rounds with both groups for some (p, q)",
+                            reference_gap=0.0, smallest_measured=float(np.min(ratio)),
+                            extra={"minmax": _values(records, "minmax")[0].tolist()})
+
+
+# ---- the catalogue -----------------------------------------------------------------------------------------------
+_SEP = {"dim": 8, "mu": 1e-3, "L": 1.0, "delta_f": 0.02, "delta_g": 0.5, "seed": 0}
+_INTERP = {"dim": 8, "mu": 1e-2, "L": 1.0, "delta_f": 0.05, "delta_g": 0.5, "linear": "shared", "seed": 0}
+_VR = {"dim": 6, "mu": 1e-2, "L": 1.0, "delta_f": 0.1, "delta_g": 0.3, "seed": 0}
+
+_COMMON = dict(problem="separation")
+
+CLAIMS: tuple[Claim, ...] = (
+    RoundsGridClaim(
+        id="bylinkin.thm4/separation-dg", theorem="bylinkin.thm4", title="C-AccExtragradient: M_f rounds "
+        "independent of delta_g", algorithm="c_acc_extragradient", regime="delta_f = 0.02, mu = 1e-3, delta_g in "
+        "[0.05, 3.2]; inner phase stopped by (6), inner subproblems at 1/(10 theta_g^2)",
+        why="Complexity separation, the paper's headline: O(sqrt(delta_f/mu) log 1/eps) rounds with M_f whatever "
+        "delta_g", metric="rounds_f", x="delta_g", params=dict(_A4_BASE), **_COMMON),
+    RoundsGridClaim(
+        id="bylinkin.thm4/rate-df", theorem="bylinkin.thm4", title="C-AccExtragradient: M_f rounds scale as "
+        "sqrt(delta_f/mu)", algorithm="c_acc_extragradient", regime="delta_g = 1, mu = 1e-3, delta_f in "
+        "[0.005, 0.32]", why="Theorem 4's O(sqrt(delta_f/mu) log 1/eps) for M_f (lower bound of Arjevani-Shamir)",
+        metric="rounds_f", x="delta_f", params={**_A4_BASE, "delta_g": 1.0}, grid_key="delta_f", grid=_DF_GRID,
+        mode="slope", **_COMMON),
+    RoundsGridClaim(
+        id="bylinkin.thm4/aeg-baseline", theorem="bylinkin.thm4", title="AEG baseline pays delta_g on M_f",
+        algorithm="aeg", regime="as bylinkin.thm4/separation-dg",
+        why="Section 7.1: AEG needs O(sqrt((delta_f + delta_g)/mu)) rounds with each group; C-AccExtragradient "
+        "removes delta_g from the M_f count", metric="aeg_rounds_f", x="delta_g", params=dict(_A4_BASE),
+        mode="baseline", **_COMMON),
+    A4ExactClaim(
+        id="bylinkin.thm4/exact-contraction", theorem="bylinkin.thm4", title="C-AccExtragradient: exact outer "
+        "contraction 1 - sqrt(mu theta_f)/2", algorithm="c_acc_extragradient", regime="bylinkin-separation-like "
+        "instance, theta_f = 1/(2 delta_f)", why="On quadratics the outer update contracts the bottom-eigenvector "
+        "component by exactly 1 - eta_f mu whatever the inner accuracy; the exact-subproblem iteration has this "
+        "spectral radius", metric="projection_ratio_max", x="iteration", params=dict(_SEP), **_COMMON),
+    A4CriterionClaim(
+        id="bylinkin.thm4/outer-criterion", theorem="bylinkin.thm4", title="Inner AccExtragradient meets "
+        "criterion (6)", algorithm="c_acc_extragradient", regime="bylinkin-separation-like instance",
+        why="Theorem 4 composes Kovalev et al.'s outer theorem with criterion (6) delivered by the inner phase",
+        metric="criterion_ratio_max", x="iteration", params=dict(_SEP), **_COMMON),
+    InnerRecursionClaim(
+        id="bylinkin.thm8.rate/recursion", theorem="bylinkin.thm8.rate", title="Inner AccExtragradient: Theorem 8 "
+        "recursion (corrected Lyapunov function)", algorithm="c_acc_extragradient", regime="inner subproblems "
+        "stopped exactly at 1/(10 theta_g^2)", why="Theorem 8's linear convergence in the gradient norm, with the "
+        "weight 2/tau_g on the gap that the proof supports", metric="recursion_ratio_max", x="iteration",
+        params=dict(_SEP), **_COMMON),
+    AEGProbeClaim(
+        id="bylinkin.thm5/spectral-radius", theorem="bylinkin.thm5", title="AEG iteration: spectral radius "
+        "1 - sqrt(mu theta)/2", algorithm="aeg", regime="sigma = 0 (full oracles), theta = 1/(3(delta_f+delta_g))",
+        why="The rate of Theorem 5 is attained exactly on quadratics (tightness)", metric="spectral_radius",
+        x="iteration", params=dict(_SEP), mode="spectral", **_COMMON),
+    AEGProbeClaim(
+        id="bylinkin.thm5/one-step", theorem="bylinkin.thm5", title="Theorem 5 recursion, printed Lyapunov "
+        "function, worst state", algorithm="aeg", regime="sigma = 0, worst case over (x_k, xbar_k)",
+        why="The printed recursion E Phi_{k+1} <= (1 - sqrt(mu theta)/2) Phi_k holds for every state if the proof "
+        "is right", metric="worst_ratio_printed", x="iteration", params=dict(_SEP), mode="printed",
+        erratum=("The printed Lyapunov function Phi = (tau/eta)||x - x*||^2 + h(xbar) - h* does not contract by "
+                 "1 - sqrt(mu theta)/2 from every state: the strong-convexity step after (11) drops a factor 2 on "
+                 "h(x) - h(xbar). Measured worst one-step ratio ~1.047 rho on the bylinkin-separation-like instance "
+                 "(exact generalized eigenvalue); the corrected Phi^c = mu||x - x*||^2 + gap holds"),
+        **_COMMON),
+    AEGProbeClaim(
+        id="bylinkin.thm5.corrected/one-step", theorem="bylinkin.thm5.corrected", title="Theorem 5 recursion, "
+        "corrected Lyapunov function, worst state", algorithm="aeg", regime="sigma = 0, worst case over states",
+        why="The redone proof: Phi^c_{k+1} <= (1 - sqrt(mu theta)/2) Phi^c_k from every state",
+        metric="worst_ratio_corrected", x="iteration", params=dict(_SEP), mode="corrected", **_COMMON),
+    AEGTrajectoryClaim(
+        id="bylinkin.thm5.corrected/inexact-trajectory", theorem="bylinkin.thm5.corrected", title="Theorem 5 "
+        "recursion along the trajectory, subproblems stopped at criterion (4) (corrected Lyapunov function)",
+        algorithm="aeg", regime="sigma = 0, 300 iterations from x* + 1, every subproblem exactly on criterion (4)",
+        why="The accuracy criterion (4) is what the proof needs: the recursion must survive subproblems solved no "
+        "better than it", metric="ratio_max", x="iteration", params=dict(_SEP), mode="corrected", **_COMMON),
+    AEGTrajectoryClaim(
+        id="bylinkin.thm5/inexact-trajectory", theorem="bylinkin.thm5", title="Theorem 5 recursion along the "
+        "trajectory, subproblems stopped at criterion (4) (printed Lyapunov function)", algorithm="aeg",
+        regime="as bylinkin.thm5.corrected/inexact-trajectory", why="The printed recursion on the method's own "
+        "iterates", metric="ratio_max", x="iteration", params=dict(_SEP), mode="printed",
+        erratum=("With the printed Phi = (tau/eta)||x - x*||^2 + gap the recursion fails on the method's own "
+                 "iterates (measured max Phi_(k+1)/Phi_k = 1.037 rho with subproblems at criterion (4), instance "
+                 "mu = 1e-3, delta_f = 0.02, delta_g = 0.5); the corrected Phi^c holds (0.986 rho)"),
+        **_COMMON),
+    A1MeanClaim(
+        id="bylinkin.thm1/exact-mean", theorem="bylinkin.thm5.corrected", title="SC-AccExtragradient: exact mean "
+        "of the iterates", algorithm="sc_acc_extragradient", regime="interpolation instance, theta = "
+        "0.1/(3(delta_f + delta_g)), 12 iterations from x* + 1",
+        why="Unbiased oracles with independent coins make the mean follow the AEG recursion exactly (the proof's "
+        "E[zeta_k | xbar_{k+1}] = grad h(xbar_{k+1}))", metric="projection", x="direction", params=dict(_INTERP),
+        **_COMMON),
+    A1SecondMomentClaim(
+        id="bylinkin.thm1/second-moment", theorem="bylinkin.thm5.corrected", title="SC-AccExtragradient: exact "
+        "expected Lyapunov value (second-moment recursion)", algorithm="sc_acc_extragradient",
+        regime="interpolation instance (sigma(x*) = 0), theta = 0.1/(delta_f + delta_g), 12 iterations from x* + 1",
+        why="Assumption 4 fails on quadratics (the oracle variance grows with ||x - x*||^2); the exact E Phi^c_k "
+        "follows the second-moment operator of the four coin branches", metric="lyapunov", x="iteration",
+        params=dict(_INTERP), **_COMMON),
+    RoundsClaim(
+        id="bylinkin.thm1/split-rounds", theorem="bylinkin.thm1", title="SC-AccExtragradient: E R_f = 2p per "
+        "iteration, p = delta_f/(delta_f + delta_g)", algorithm="sc_acc_extragradient", regime="40 iterations",
+        why="The separation of Theorem 1 comes from contacting M_f with probability p = delta_f/(delta_f+delta_g)",
+        metric="rounds_per_iteration", x="iteration", params=dict(_SEP), kind="a1", iterations=400, **_COMMON),
+    RoundsClaim(
+        id="bylinkin.thm1/independent-coins", theorem="bylinkin.thm1", title="SC-AccExtragradient: the two oracle "
+        "calls of an iteration choose their group independently", algorithm="sc_acc_extragradient",
+        regime="100 iterations", why="The proof takes E[zeta_k | xbar_{k+1}] = grad h(xbar_{k+1}), which needs a "
+        "coin for zeta_k independent of xi_k's: then R_f ~ Binomial(2K, p) and E(R_f - 2Kp)^2 = 2Kp(1-p) (a shared "
+        "coin doubles it)", metric="squared_deviation", x="iteration", params=dict(_SEP), kind="a1_var",
+        iterations=100, n_seeds={"quick": 2400, "standard": 3000, "full": 12000}, batch=40, **_COMMON),
+    VRMeanClaim(
+        id="bylinkin.thm6/exact-mean", theorem="bylinkin.thm6", title="VRCS: exact mean of the epoch output",
+        algorithm="vrcs", regime="delta_f = 0.1, delta_g = 0.3, one epoch from x* + 1",
+        why="e_t is unbiased for grad(h - h_1)(x_t) and T ~ Geom(q) on {1, 2, ...}: the mean epoch map is "
+        "qN(I - (1-q)N)^{-1}", metric="projection", x="direction", params=dict(_VR), iterations=1,
+        directions=("top", "generic"), n_seeds={"quick": 2400, "standard": 4800, "full": 19200}, batch=40,
+        **_COMMON),
+    RemarkOneClaim(
+        id="bylinkin.thm6/remark1-tradeoff", theorem="bylinkin.thm6", title="VRCS Remark 1: O~(sqrt(delta_f "
+        "delta_g)/mu) rounds for both groups", algorithm="vrcs", regime="delta_f = 0.02, mu = 1e-3, delta_g in "
+        "[0.05, 3.2]; (p, q) on a 199 x 199 grid of (0, 1)^2", why="Remark 1 claims the (p, q) trade-off reaches "
+        "sqrt(delta_f delta_g)/mu for both groups", metric="ratio", x="delta_g", params=dict(_A4_BASE),
+        erratum=("Remark 1 contradicts Theorem 6's analysis: for every (p, q), max(R_f, R_g) >= 12 (delta_g/mu) "
+                 "ln(V_0/eps) (theta <= 1/(4 delta_g) and K(1 + max(p, 1-p)/q) >= 3/(mu theta)), so the best "
+                 "max(R_f, R_g)/(sqrt(delta_f delta_g)/mu) grows like sqrt(delta_g/delta_f) instead of staying "
+                 "bounded"), **_COMMON),
+    RoundsClaim(
+        id="bylinkin.thm6/epoch-rounds", theorem="bylinkin.thm6.mf", title="VRCS: E R_f per epoch = 1 + p/q",
+        algorithm="vrcs", regime="40 epochs", why="Theorem 6's round count (1 + p/q) per epoch with M_f",
+        metric="rounds_per_iteration", x="epoch", params=dict(_VR), kind="vrcs_f", **_COMMON),
+    RoundsClaim(
+        id="bylinkin.thm6.mg/epoch-rounds", theorem="bylinkin.thm6.mg", title="VRCS: E R_g per epoch = "
+        "1 + (1-p)/q", algorithm="vrcs", regime="40 epochs", why="Theorem 6's round count with M_g",
+        metric="rounds_per_iteration", x="epoch", params=dict(_VR), kind="vrcs_g", **_COMMON),
+    VRMeanClaim(
+        id="bylinkin.thm7/exact-mean", theorem="bylinkin.thm7", title="AccVRCS: exact mean of the iterates",
+        algorithm="acc_vrcs", regime="delta_f = 0.1, delta_g = 0.3, 3 iterations from x* + 1",
+        why="With the proof's G = q(grad psi(x) - grad psi(y)) the mean of (z, y) follows an exact linear recursion",
+        metric="projection", x="direction", params=dict(_VR), **_COMMON),
+    VRMeanClaim(
+        id="bylinkin.thm7/printed-line7", theorem="bylinkin.thm7", title="AccVRCS as printed (Line 7 sign of t_k) "
+        "against the proof's mean recursion", algorithm="acc_vrcs", regime="as bylinkin.thm7/exact-mean",
+        why="Line 7 prints G = q(t_k + (x - y)/theta); the proof analyses G = q(grad psi(x) - grad psi(y))",
+        metric="projection", x="direction", params=dict(_VR), printed_line7=True,
+        erratum=("Line 7 of AccVRCS prints G_{k+1} = q(t_k + (x_{k+1} - y_{k+1})/theta) while the proof (App. E) "
+                 "uses q((x_{k+1} - y_{k+1})/theta - t_k): the printed method's mean iterates leave the proof's "
+                 "exact mean recursion (and follow the recursion with +t_k)"), **_COMMON),
+    RoundsClaim(
+        id="bylinkin.thm7.mf/rounds", theorem="bylinkin.thm7.mf", title="AccVRCS: rounds with M_f per iteration "
+        "(paper's count 1 + p/q)", algorithm="acc_vrcs", regime="40 iterations",
+        why="The paper counts (1 + p/q) rounds with M_f per iteration", metric="rounds_per_iteration",
+        x="iteration", params=dict(_VR), kind="acc_paper_f",
+        erratum=("AccVRCS needs grad h(y_{k+1}) for t_k: one more round with M_f and with M_g per iteration than "
+                 "the paper's (1 + p/q), (1 + (1-p)/q); measured mean 2 + p/q = 3 rounds with M_f per iteration"),
+        **_COMMON),
+    RoundsClaim(
+        id="bylinkin.thm7.mf.corrected/rounds", theorem="bylinkin.thm7.mf.corrected", title="AccVRCS: rounds with "
+        "M_f per iteration, t_k round counted", algorithm="acc_vrcs", regime="40 iterations",
+        why="Expected rounds 2 + p/q with M_f per iteration", metric="rounds_per_iteration", x="iteration",
+        params=dict(_VR), kind="acc_f", **_COMMON),
+    RoundsClaim(
+        id="bylinkin.thm7.mg.corrected/rounds", theorem="bylinkin.thm7.mg.corrected", title="AccVRCS: rounds with "
+        "M_g per iteration, t_k round counted", algorithm="acc_vrcs", regime="40 iterations",
+        why="Expected rounds 2 + (1-p)/q with M_g per iteration", metric="rounds_per_iteration", x="iteration",
+        params=dict(_VR), kind="acc_g", **_COMMON),
+)
+
+
+# ---- broken variants ---------------------------------------------------------------------------------------------
+def _variant_classes() -> dict[str, Any]:
+    from fedrates.solvers.algorithms.acc_vrcs import AccVRCS
+    from fedrates.solvers.algorithms.aeg import AEG
+    from fedrates.solvers.algorithms.c_acc_extragradient import CAccExtragradient
+    from fedrates.solvers.algorithms.sc_acc_extragradient import SCAccExtragradient
+    from fedrates.solvers.algorithms.vrcs import VRCS
+
+    @dataclass(frozen=True, kw_only=True)
+    class SharedCoin(SCAccExtragradient):
+        def oracle_zeta(self, sp, xb, p, coins, first):  # noqa: ANN001, ANN202 - variant
+            c = first
+            return np.where(c[:, None], sp.grad_f(xb) / p, sp.grad_g(xb) / (1 - p)), c
+
+    @dataclass(frozen=True, kw_only=True)
+    class NoImportanceWeight(SCAccExtragradient):
+        def oracle_xi(self, sp, xl, p, coins):  # noqa: ANN001, ANN202 - variant
+            c = coins.bernoulli(p)
+            return np.where(c[:, None], sp.grad_f(xl) - sp.grad_f1(xl), sp.grad_g(xl) - sp.grad_g1(xl)), c
+
+    @dataclass(frozen=True, kw_only=True)
+    class AEGDoubleEta(AEG):
+        def tuning(self, sp):  # noqa: ANN001, ANN202 - variant
+            t = super().tuning(sp)
+            t["eta"] *= 2
+            return t
+
+    @dataclass(frozen=True, kw_only=True)
+    class AEGThetaFromDf(AEG):
+        def tuning(self, sp):  # noqa: ANN001, ANN202 - variant
+            t = super().tuning(sp)
+            theta = 1 / (3 * sp.delta_f)
+            eta = min(1 / (2 * sp.mu), 0.5 * math.sqrt(theta / sp.mu))
+            t.update(theta=theta, tau=math.sqrt(sp.mu * theta), eta=eta)
+            return t
+
+    @dataclass(frozen=True, kw_only=True)
+    class NoAcceleration(CAccExtragradient):
+        def tuning(self, sp):  # noqa: ANN001, ANN202 - variant
+            t = super().tuning(sp)
+            t.update(tau_f=1.0, eta_f=t["theta_f"] / 2)
+            return t
+
+    @dataclass(frozen=True, kw_only=True)
+    class TauGDouble(CAccExtragradient):
+        def tuning(self, sp):  # noqa: ANN001, ANN202 - variant
+            t = super().tuning(sp)
+            t["tau_g"] = math.sqrt(t["theta_g"] / t["theta_f"])
+            return t
+
+    @dataclass(frozen=True, kw_only=True)
+    class GeomFromZero(VRCS):
+        geometric_from_zero = True
+
+    @dataclass(frozen=True, kw_only=True)
+    class AccGeomFromZero(AccVRCS):
+        geometric_from_zero = True
+
+    @dataclass(frozen=True, kw_only=True)
+    class NoTkRound(AccVRCS):
+        count_tk_round = False
+
+    @dataclass(frozen=True, kw_only=True)
+    class PrintedSign(AccVRCS):
+        tk_sign = 1.0
+
+    @dataclass(frozen=True, kw_only=True)
+    class Unchecked(CAccExtragradient):
+        def supports(self, problem):  # noqa: ANN001, ANN202 - variant: no admissibility check
+            return None
+
+    @dataclass(frozen=True, kw_only=True)
+    class OuterThetaFromSum(CAccExtragradient):
+        def tuning(self, sp):  # noqa: ANN001, ANN202 - variant
+            t = super().tuning(sp)
+            theta_f = 0.5 / (sp.delta_f + sp.delta_g)
+            tau_f = 0.5 * math.sqrt(sp.mu * theta_f)
+            t.update(theta_f=theta_f, tau_f=tau_f, eta_f=min(1 / (2 * sp.mu), theta_f / (4 * tau_f)))
+            t.update(tau_g=0.5 * math.sqrt(t["theta_g"] / theta_f), alpha_g=1 / theta_f)
+            t["eta_g"] = min(theta_f / 2, t["theta_g"] / (4 * t["tau_g"]))
+            return t
+
+    return {k: v for k, v in locals().items() if isinstance(v, type)}
+
+
+@cache
+def variant_algorithm(key: str) -> Any:
+    """The broken algorithm objects of :data:`VARIANTS` (built lazily)."""
+    from fedrates.solvers import algorithms
+
+    cls = _variant_classes()
+    table = {
+        "shared-coin": lambda: cls["SharedCoin"](),
+        "no-importance-weight": lambda: cls["NoImportanceWeight"](),
+        "p-uniform": lambda: algorithms.make("sc_acc_extragradient", p=0.5),
+        "aeg-double-eta": lambda: cls["AEGDoubleEta"](),
+        "geom-from-zero": lambda: cls["GeomFromZero"](),
+        "acc-geom-from-zero": lambda: cls["AccGeomFromZero"](),
+        "no-tk-round": lambda: cls["NoTkRound"](),
+        "printed-sign": lambda: cls["PrintedSign"](),
+        "theta-2-over-df": lambda: cls["Unchecked"](theta_scale=2.0, subproblem="boundary"),
+        "inner-10x": lambda: algorithms.make("c_acc_extragradient", accuracy_factor=10.0, subproblem="boundary"),
+        "outer-theta-from-sum": lambda: cls["OuterThetaFromSum"](subproblem="boundary"),
+        "aeg-theta-from-df": lambda: cls["AEGThetaFromDf"](),
+        "aeg-inexact-100x": lambda: algorithms.make("aeg", subproblem="boundary", accuracy_factor=100.0),
+        "tau-g-double": lambda: cls["TauGDouble"](subproblem="boundary"),
+        "no-acceleration": lambda: cls["NoAcceleration"](subproblem="boundary"),
+    }
+    return table[key]()
+
+
+def _swap(key: str) -> Any:
+    return lambda claim: claim.with_algorithm(variant_algorithm(key))
+
+
+VARIANTS: tuple[BrokenVariant, ...] = (
+    BrokenVariant("sc_acc_extragradient/shared-coin", "algorithm",
+                  "one coin decides both xi_k and zeta_k (the text's 'same scheme' read as the same draw)",
+                  ("bylinkin.thm1/exact-mean", "bylinkin.thm1/independent-coins", "bylinkin.thm1/second-moment"),
+                  apply=_swap("shared-coin")),
+    BrokenVariant("sc_acc_extragradient/no-importance-weight", "algorithm",
+                  "xi_k drops the 1/p, 1/(1-p) normalisation (biased oracle)",
+                  ("bylinkin.thm1/exact-mean", "bylinkin.thm1/second-moment"), apply=_swap("no-importance-weight")),
+    BrokenVariant("sc_acc_extragradient/p-uniform", "algorithm",
+                  "M_f and M_g chosen with probability 1/2 instead of p = delta_f/(delta_f + delta_g)",
+                  ("bylinkin.thm1/split-rounds",), apply=_swap("p-uniform")),
+    BrokenVariant("aeg/double-eta", "algorithm", "step eta twice the tuning (9)",
+                  ("bylinkin.thm5/spectral-radius", "bylinkin.thm5.corrected/one-step"),
+                  apply=_swap("aeg-double-eta")),
+    BrokenVariant("aeg/inexact-100x", "algorithm",
+                  "server subproblems stopped at 100x the accuracy constant 1/(11 theta^2) of criterion (4)",
+                  ("bylinkin.thm5.corrected/inexact-trajectory",), apply=_swap("aeg-inexact-100x")),
+    BrokenVariant("vrcs/geom-from-zero", "algorithm", "epoch length T ~ Geom(q) drawn on {0, 1, ...}",
+                  ("bylinkin.thm6/exact-mean", "bylinkin.thm6/epoch-rounds", "bylinkin.thm6.mg/epoch-rounds"),
+                  apply=_swap("geom-from-zero")),
+    BrokenVariant("acc_vrcs/geom-from-zero", "algorithm", "AccVRCS epochs with T ~ Geom(q) on {0, 1, ...}",
+                  ("bylinkin.thm7/exact-mean", "bylinkin.thm7.mf.corrected/rounds"),
+                  apply=_swap("acc-geom-from-zero")),
+    BrokenVariant("acc_vrcs/no-tk-round", "algorithm", "the round for grad h(y_{k+1}) (t_k) is not counted",
+                  ("bylinkin.thm7.mf.corrected/rounds", "bylinkin.thm7.mg.corrected/rounds"),
+                  apply=_swap("no-tk-round")),
+    BrokenVariant("acc_vrcs/printed-sign", "algorithm", "G_{k+1} = q(t_k + (x - y)/theta) as printed in Line 7",
+                  ("bylinkin.thm7/exact-mean",), apply=_swap("printed-sign")),
+    BrokenVariant("c_acc_extragradient/theta-2-over-df", "algorithm", "outer step theta_f = 2/delta_f",
+                  ("bylinkin.thm4/exact-contraction",), apply=_swap("theta-2-over-df")),
+    BrokenVariant("c_acc_extragradient/inner-10x", "algorithm",
+                  "inner phase stopped at 10x the accuracy constant of criterion (6)",
+                  ("bylinkin.thm4/outer-criterion",), apply=_swap("inner-10x")),
+    BrokenVariant("aeg/theta-from-df", "algorithm",
+                  "the baseline tuned with delta_f only, theta = 1/(3 delta_f), ignoring g_1's dissimilarity",
+                  ("bylinkin.thm4/aeg-baseline",), apply=_swap("aeg-theta-from-df")),
+    BrokenVariant("c_acc_extragradient/tau-g-double", "algorithm",
+                  "inner momentum tau_g = sqrt(theta_g/theta_f) (the factor 1/2 of (31) dropped)",
+                  ("bylinkin.thm8.rate/recursion",), apply=_swap("tau-g-double")),
+    BrokenVariant("c_acc_extragradient/no-acceleration", "algorithm",
+                  "outer phase without the interpolation: tau_f = 1 (x_under = x_k) and eta_f = theta_f/2",
+                  ("bylinkin.thm4/rate-df",), apply=_swap("no-acceleration")),
+    BrokenVariant("c_acc_extragradient/outer-theta-from-sum", "algorithm",
+                  "outer step theta_f = 1/(2(delta_f + delta_g)) (the AEG similarity constant in the outer phase)",
+                  ("bylinkin.thm4/separation-dg",), apply=_swap("outer-theta-from-sum")),
+)
