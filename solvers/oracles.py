@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fedrates.solvers import kernels
 from fedrates.solvers.problems.base import Problem
 from fedrates.solvers.problems.datafits import DenseQuadratic, GaussianPopulation, SampleLeastSquares
 
@@ -159,24 +160,17 @@ def _empirical_gradients(fit: SampleLeastSquares, Wf: np.ndarray, rows: np.ndarr
                          work: _Workspace | None = None) -> np.ndarray:
     """(1/B) X_bᵀ(X_b w − y_b) per (replica, client), rows (R, m, B) of the (K·n, d) sample matrix.
 
-    The rows are gathered into a reused buffer in chunks of at most :data:`_CHUNK_BYTES` (the arithmetic per
-    client does not depend on the chunking); the two products per client are stacked matrix–vector products."""
+    One fused call over all R·m (replica, client) pairs (:func:`fedrates.solvers.kernels.lsq_rows`): the numba
+    kernel reads each sampled row once; the numpy fallback gathers rows into a reused buffer in chunks of at most
+    :data:`_CHUNK_BYTES` (the arithmetic per client does not depend on the chunking)."""
     R, m, d = Wf.shape
     rows = rows.reshape(R * m, batch)
     X, y, W = fit.X.reshape(-1, d), fit.y.reshape(-1), Wf.reshape(R * m, d)
-    out = np.empty((R * m, d))
-    chunk = max(1, min(R * m, _CHUNK_BYTES // (batch * d * 8)))
-    buf = (work or _Workspace()).get(chunk * batch * d)
-    for s in range(0, R * m, chunk):
-        r = rows[s:s + chunk]
-        c = r.shape[0]
-        # mode="clip" selects numpy's unbuffered path for ``out``; every row index is in range
-        Xb = np.take(X, r.reshape(-1), axis=0, out=buf[:c * batch * d].reshape(c * batch, d),
-                     mode="clip").reshape(c, batch, d)
-        resid = Xb @ W[s:s + chunk, :, None]
-        resid[..., 0] -= y[r]
-        np.matmul(resid.transpose(0, 2, 1), Xb, out=out[s:s + chunk, None, :])
-    out /= batch
+    buf = None
+    if kernels.BACKEND == "numpy":
+        chunk = max(1, min(R * m, _CHUNK_BYTES // (batch * d * 8)))
+        buf = (work or _Workspace()).get(chunk * batch * d)
+    out = kernels.lsq_rows(X, y, W, rows, chunk_bytes=_CHUNK_BYTES, buf=buf)
     return out.reshape(R, m, d)
 
 
