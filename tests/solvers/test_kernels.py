@@ -122,3 +122,25 @@ def test_switch_and_bad_value():
     assert got.stdout.strip() == "numba"
     with pytest.raises(InputError, match="FEDRATES_KERNELS='fortran'"):
         kernels._select("fortran")
+
+
+def test_cprox_nuclear_shared_centre_shortcut_is_feasible_and_matches_per_row_centres():
+    """The triangle-inequality shortcut (R(w) + R(c) ≤ ε) only accepts points that satisfy R(w − c) ≤ ε, and a
+    centre shared by the clients of a replica gives the same minimisers as the same centre copied per row."""
+    from fedrates.solvers.cprox import cprox
+
+    rng = np.random.default_rng(11)
+    R, m, d1, d2 = 3, 5, 6, 4
+    v = rng.standard_normal((R, m, d1, d2))
+    centre = 0.3 * rng.standard_normal((R, 1, d1, d2))
+    for eps in (0.5, 2.0, 8.0):
+        shared = cprox(Nuclear(1.0), v, 0.4, centre, eps, 3.0)
+        copied = cprox(Nuclear(1.0), v, 0.4, np.broadcast_to(centre, v.shape).copy(), eps, 3.0)
+        np.testing.assert_allclose(shared.w, copied.w, rtol=0, atol=1e-12)
+        dist = np.linalg.svd(shared.w - centre, compute_uv=False).sum(axis=-1)
+        assert np.all(dist <= eps * (1 + 1e-10))
+        assert np.all(np.linalg.norm(shared.w, axis=(-2, -1)) <= 3.0 * (1 + 1e-10))
+        # closed-form rows are the ball-constrained SVT of v
+        direct = Nuclear(0.4).prox(v, 1.0, 3.0)
+        inside = np.linalg.svd(direct - centre, compute_uv=False).sum(axis=-1) <= eps
+        np.testing.assert_allclose(shared.w[inside], direct[inside], rtol=0, atol=1e-12)
