@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="fedrates-out", metavar="DIR", help="output directory")
     p.add_argument("--jobs", default=None, type=str, help="worker processes (default: number of cores)")
     p.add_argument("--seed", default=0, type=str, help="base seed of the Monte-Carlo seeds (default 0)")
-    p.add_argument("--executor", default="local", help="local (process pool)")
+    p.add_argument("--executor", default="local", help="local (process pool) or dask (see --scheduler)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler address for --executor dask (default: a local cluster of --jobs workers)")
     p.add_argument("--no-cache", action="store_true", help="recompute every point")
     p.add_argument("--json", action="store_true", help="print the verdicts as one JSON document")
     p.set_defaults(handler=main)
@@ -60,8 +62,9 @@ def main(args: argparse.Namespace) -> int:
 
     if args.profile not in PROFILES:
         raise InputError(f"unknown profile '{args.profile}'; expected one of: {', '.join(PROFILES)}")
-    if args.executor != "local":
-        raise InputError(f"executor '{args.executor}' is not available; expected 'local'")
+    from fedrates.verify import executors
+
+    pool = executors.make(args.executor, args.scheduler)
     jobs = _positive_int("--jobs", args.jobs, 1) if args.jobs is not None else max(1, os.cpu_count() or 1)
     base_seed = _positive_int("--seed", args.seed, 0)
     selected = claim_registry.select(args.only)
@@ -69,8 +72,9 @@ def main(args: argparse.Namespace) -> int:
     from fedrates.verify.pipeline import verify_claims
 
     started = time.perf_counter()
-    summary = verify_claims(selected, profile=args.profile, out=out, jobs=jobs, base_seed=base_seed,
-                            use_cache=not args.no_cache, progress=not args.json)
+    with executors.use(None if args.executor == "local" else pool):
+        summary = verify_claims(selected, profile=args.profile, out=out, jobs=jobs, base_seed=base_seed,
+                                use_cache=not args.no_cache, progress=not args.json)
     elapsed = time.perf_counter() - started
     verdicts = summary["verdicts"]
     if args.json:
