@@ -17,24 +17,28 @@ _TINY = np.finfo(np.float64).tiny
 
 @njit(cache=True, fastmath=_FM, nogil=True)
 def lsq_rows(X, y, W, rows, out):  # pragma: no cover - compiled
-    """out[p] = (1/B) Σ_i x_r (x_rᵀ W[p] − y_r), r = rows[p, i]: each sampled row read once from memory (the dot
-    product brings it into L1, the update reads it from there); no gathered copy."""
+    """out[p] = (1/B) Σ_i x_r (x_rᵀ W[p] − y_r), r = rows[p, i], with no gathered copy: the B residuals first (each
+    sampled row streamed once from memory), then the update, which finds the B rows (B·d·8 bytes) in cache."""
     P, B = rows.shape
     d = X.shape[1]
+    res = np.empty(B)
     for p in range(P):
-        g = out[p]
         w = W[p]
-        for j in range(d):
-            g[j] = 0.0
         for i in range(B):
             r = rows[p, i]
             x = X[r]
             s = 0.0
             for j in range(d):
                 s += x[j] * w[j]
-            s -= y[r]
+            res[i] = s - y[r]
+        g = out[p]
+        for j in range(d):
+            g[j] = 0.0
+        for i in range(B):
+            x = X[rows[p, i]]
+            c = res[i]
             for j in range(d):
-                g[j] += s * x[j]
+                g[j] += c * x[j]
         for j in range(d):
             g[j] /= B
 
