@@ -245,6 +245,7 @@ class GradientOracle:
         self._hint = 1
         self._axis = 0 if problem.sampling == "empirical" else 2
         self._work = _Workspace()
+        self._gens_of: tuple[np.ndarray, list[np.random.Generator]] | None = None
 
     def begin_round(self, clients: np.ndarray, steps: int = 1) -> None:
         self._clients = clients
@@ -256,7 +257,12 @@ class GradientOracle:
         R, m = clients.shape
         per_step = R * m * int(np.prod(self.unit))
         steps = max(1, min(steps, _PREFETCH_BUDGET // max(per_step, 1)))
-        gens = [self.client_rngs[r][k] for r in range(R) for k in clients[r]]
+        if self._gens_of is not None and self._gens_of[0] is clients:
+            gens = self._gens_of[1]
+        else:
+            gens = [self.client_rngs[r][k] for r in range(R) for k in clients[r].tolist()]
+            if not clients.flags.writeable:  # a read-only participants array (full participation) cannot change
+                self._gens_of = (clients, gens)
         draws = _draw(gens, steps, self.unit, self.problem.sampling).reshape((R, m, steps) + self.unit)
         if self.problem.sampling == "empirical":
             idx = _indices(draws, self.problem.datafit.samples, self.batch, self.replace)
