@@ -84,3 +84,20 @@ def ball(V, radius, out):  # pragma: no cover - compiled
         else:
             for j in range(d):
                 out[p, j] = V[p, j]
+
+
+@njit(cache=True, nogil=True)
+def floyd(U, n, out):  # pragma: no cover - compiled
+    """Floyd's B-subsets of {0..n−1} from uniforms U (N, B) (exact: the same products and truncations as numpy)."""
+    N, B = U.shape
+    for p in range(N):
+        for i in range(B):
+            j = n - B + i
+            t = int(U[p, i] * (j + 1))
+            if t > j:
+                t = j
+            for q in range(i):
+                if out[p, q] == t:
+                    t = j
+                    break
+            out[p, i] = t

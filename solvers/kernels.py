@@ -6,7 +6,8 @@ Kernels (rows p = 0..P−1 are the (replica, client) pairs of a step, fused into
   g_p = (1/B) Σ_{i<B} x_{r(p,i)} (x_{r(p,i)}ᵀ w_p − y_{r(p,i)}), one pass over the sampled rows (no gathered copy);
 * :func:`soft_ball` — soft thresholding followed by the radial projection onto {‖x‖₂ ≤ ρ} (the exact prox of
   λ‖·‖₁ on a Euclidean ball, :mod:`fedrates.solvers.penalties`), in one pass, optionally in place;
-* :func:`ball` — the radial projection alone.
+* :func:`ball` — the radial projection alone;
+* :func:`floyd` — minibatch indices from uniforms by Floyd's algorithm (integer results, identical across backends).
 
 Backends: ``numba`` (compiled once and cached on disk, ``cache=True``) and ``numpy``.  The environment variable
 ``FEDRATES_KERNELS`` selects one (``numba``, ``numpy`` or ``auto``, the default: numba when it is installed).  The
@@ -25,7 +26,7 @@ import numpy as np
 
 from fedrates.solvers.errors import InputError
 
-__all__ = ["BACKENDS", "backend", "lsq_rows", "soft_ball", "ball"]
+__all__ = ["BACKENDS", "backend", "lsq_rows", "soft_ball", "ball", "floyd"]
 
 BACKENDS = ("numba", "numpy")
 _TINY = np.finfo(float).tiny
@@ -133,3 +134,29 @@ def ball(V: np.ndarray, radius: float, out: np.ndarray | None = None, *, backend
         _nb().ball(np.ascontiguousarray(V, dtype=float), float(radius), out)
         return out
     return _scale_rows(V, float(radius), out)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# minibatch indices
+# ---------------------------------------------------------------------------------------------------------------
+def floyd(U: np.ndarray, n: int, *, backend: str | None = None) -> np.ndarray:
+    """Uniformly random B-subsets of {0..n−1} from uniforms U (N, B) -> (N, B) indices (Floyd's algorithm): for
+    i = 0..B−1 with j = n − B + i, t = min(⌊U_i (j + 1)⌋, j), and the subset gains t, or j if t is already in it.
+
+    Both backends compute the same products and truncations, so the indices are identical."""
+    N, B = U.shape
+    if _which(backend) == "numba":
+        out = np.empty((N, B), dtype=np.intp)
+        _nb().floyd(np.ascontiguousarray(U, dtype=float), int(n), out)
+        return out
+    # Floyd's loop over the B positions, each step on all N subsets at once; the membership test compares t with
+    # the i earlier picks stored as contiguous rows of a (B, N) array
+    Ut = np.ascontiguousarray(U.T)
+    S = np.empty(Ut.shape, dtype=np.intp)
+    for i in range(B):
+        j = n - B + i
+        t = np.minimum((Ut[i] * (j + 1)).astype(np.intp), j)
+        if i:
+            t = np.where((S[:i] == t).any(axis=0), j, t)
+        S[i] = t
+    return S.T

@@ -79,22 +79,11 @@ def _draw(gens: Sequence[np.random.Generator], steps: int, unit: tuple[int, ...]
 
 
 def _indices(u: np.ndarray, n: int, batch: int, replace: bool) -> np.ndarray:
-    """Minibatch indices from uniforms: (..., B) -> (..., B) (with replacement, or Floyd's algorithm).
-
-    Floyd's loop runs over the B positions, each step on all N = u.size / B subsets at once; the membership test
-    compares t with the i earlier picks stored as contiguous rows of a (B, N) array."""
+    """Minibatch indices from uniforms: (..., B) -> (..., B) (with replacement, or Floyd's algorithm,
+    :func:`fedrates.solvers.kernels.floyd`, whose backends give identical indices)."""
     if replace:
         return np.minimum((u * n).astype(np.intp), n - 1)
-    lead = u.shape[:-1]
-    U = np.ascontiguousarray(u.reshape(-1, batch).T)
-    S = np.empty(U.shape, dtype=np.intp)
-    for i in range(batch):
-        j = n - batch + i
-        t = np.minimum((U[i] * (j + 1)).astype(np.intp), j)
-        if i:
-            t = np.where((S[:i] == t).any(axis=0), j, t)
-        S[i] = t
-    return S.T.reshape(lead + (batch,))
+    return kernels.floyd(u.reshape(-1, batch), n).reshape(u.shape)
 
 
 def _check_batch(problem: Problem, batch: int, replace: bool) -> None:

@@ -168,3 +168,13 @@ def test_batched_metrics_equal_per_round_metrics(monkeypatch, family):
     for i in range(2):
         direct = float(p.objective(batched.w[i])) - float(ref.value)
         assert last["objective_gap"][i] == pytest.approx(direct, rel=1e-7, abs=1e-12)
+
+
+@pytest.mark.parametrize("n,B", [(5, 2), (12, 12), (128, 10), (1000, 40), (7, 1)])
+def test_floyd_indices_identical_across_backends(n, B):
+    U = np.random.default_rng(n * B).random((300, B))
+    U[0] = np.nextafter(1.0, 0.0)  # the largest uniform: t = j after truncation
+    a, b = kernels.floyd(U, n, backend="numba"), kernels.floyd(U, n, backend="numpy")
+    assert a.dtype == b.dtype == np.intp
+    assert np.array_equal(a, b)
+    assert all(len(set(row)) == B for row in a.tolist()) and a.min() >= 0 and a.max() < n
