@@ -178,3 +178,26 @@ def test_floyd_indices_identical_across_backends(n, B):
     assert a.dtype == b.dtype == np.intp
     assert np.array_equal(a, b)
     assert all(len(set(row)) == B for row in a.tolist()) and a.min() >= 0 and a.max() < n
+
+
+@pytest.mark.parametrize("layout", ["dense", "sparse-union", "sparse-rows", "mixed", "few"])
+def test_quadratic_form_paths_equal_dense_formula(layout):
+    """uᵀQ̄u per row through the GEMM, union-block and per-row-block paths against the plain dense formula."""
+    from fedrates.solvers.algorithms._trace import Metrics
+
+    p = problems.make("lasso", clients=3, samples=30, dim=40, sparsity=4, lam=0.05)
+    ref = algorithms.base._default_reference(p, [])
+    m = Metrics(p, ref)
+    rng = np.random.default_rng(7)
+    N, d = (3 if layout == "few" else 40), p.dim
+    u = rng.standard_normal((N, d))
+    if layout in ("sparse-union", "sparse-rows", "mixed"):
+        keep = np.zeros((N, d), dtype=bool)
+        for i in range(N):
+            cols = rng.choice(4 if layout == "sparse-union" else d, 3, replace=False)
+            keep[i, cols] = True
+        if layout == "mixed":
+            keep[::3] = True
+        u = np.where(keep, u, 0.0)
+    expected = np.einsum("rd,de,re->r", u, m.Q, u)
+    np.testing.assert_allclose(m._quadratic_form(u), expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
