@@ -9,7 +9,8 @@ z = Vᵀw and β = Vᵀb:
     z_i(θ) = −β_i / (θ − λ_i),   secular equation  Σ_i β_i² / (θ − λ_i)² = ρ²,
 
 whose left side decreases on (λ₁, ∞); its root is bracketed by θ_lo = λ₁ + |β₁|/ρ (the top term alone is ρ²) and
-θ_hi = λ₁ + ‖b‖/ρ (every term is at most β_i²/(θ − λ₁)²), and found with ``brentq``.
+θ_hi = λ₁ + ‖b‖/ρ (every term is at most β_i²/(θ − λ₁)²; equality when all λ_i are equal, so θ_hi is doubled
+away from λ₁ while rounding leaves the excess non-negative there), and found with ``brentq``.
 Hard case (β₁ ≈ 0 and ‖z(λ₁⁺)‖ < ρ): θ = λ₁ and the free top-eigenvector component fills the sphere.
 Both candidates are feasible points, so the larger of their values is a lower bound on the supremum that equals it
 whenever either candidate is the maximiser (Moré & Sorensen 1983).
@@ -55,6 +56,12 @@ def _single(lam: np.ndarray, beta: np.ndarray, c0: float, radius: float) -> tupl
 
         lo = l1 + max(abs(float(beta[-1])) / radius, 1e-15 * scale)
         hi = l1 + bnorm / radius
+        # excess(hi) ≤ 0 in exact arithmetic, with equality when every λ_i equals λ₁ (e.g. P = a²I); rounding can
+        # then make it slightly positive, so the bracket end is moved away from λ₁ until the sign is certain
+        for _ in range(60):
+            if not excess(hi) >= 0:
+                break
+            hi = l1 + 2.0 * (hi - l1)
         f_lo = excess(lo)
         if np.isfinite(f_lo) and f_lo > 0 and hi > lo:
             theta = brentq(excess, lo, hi, xtol=1e-15 * max(1.0, abs(hi)), rtol=4 * np.finfo(float).eps,

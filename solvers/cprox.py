@@ -48,7 +48,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from fedrates.solvers.errors import InputError
-from fedrates.solvers.penalties import L1, Nuclear, Penalty, Zero, project_ball, soft_threshold
+from fedrates.solvers.penalties import (
+    L1,
+    Nuclear,
+    Penalty,
+    Zero,
+    project_ball,
+    singular_value_threshold,
+    soft_threshold,
+)
 
 __all__ = ["CProxResult", "cprox", "cfedda_prox_arguments", "soft_then_project", "project_l1_ball"]
 
@@ -372,15 +380,19 @@ class _NormOps:
         x = x.reshape(x.shape[0], -1)
         return np.abs(x).max(axis=1) if self.kind == "l1" else np.linalg.norm(x, axis=1)
 
-    def prox_ball(self, x, k, radius):
-        """argmin ½‖w − x‖² + k R(w) s.t. ‖w‖ ≤ ρ (exact: prox then radial scaling)."""
+    def prox_ball(self, x, k, radius, with_R=False):
+        """argmin ½‖w − x‖² + k R(w) s.t. ‖w‖ ≤ ρ (exact: prox then radial scaling).
+
+        ``with_R`` also returns R(w); for the nuclear norm it is the sum of the thresholded, scaled singular
+        values that built w (one SVD, never a second one of w)."""
         if self.kind == "nuclear":
-            u, s, vt = np.linalg.svd(x, full_matrices=False)
-            y = (u * np.maximum(s - k, 0.0)[..., None, :]) @ vt
-            return project_ball(y, radius, 2)
+            w, s = singular_value_threshold(x, k, radius, return_singular_values=True)
+            return (w, s.sum(axis=-1)) if with_R else w
         if self.kind == "l1":
-            return project_ball(soft_threshold(x, k), radius, x.ndim - 1)
-        return project_ball(x, radius, x.ndim - 1)
+            w = project_ball(soft_threshold(x, k), radius, x.ndim - 1)
+        else:
+            w = project_ball(x, radius, x.ndim - 1)
+        return (w, self.R(w)) if with_R else w
 
     def project_R_ball(self, y, c, eps):
         if self.kind == "nuclear":
@@ -423,8 +435,8 @@ def _admm_certificate(v, kappa, c, eps, radius, ops, w, lam, flat):
     wf = wf.reshape(v.shape)
     primal = 0.5 * np.sum(flat(wf - v) ** 2, axis=1) + kappa * ops.R(wf)
     x = v - lam
-    wl = ops.prox_ball(x, kappa, radius)
-    dual = (0.5 * np.sum(flat(wl - x) ** 2, axis=1) + kappa * ops.R(wl) - 0.5 * np.sum(flat(x) ** 2, axis=1)
+    wl, Rwl = ops.prox_ball(x, kappa, radius, with_R=True)
+    dual = (0.5 * np.sum(flat(wl - x) ** 2, axis=1) + kappa * Rwl - 0.5 * np.sum(flat(x) ** 2, axis=1)
             + 0.5 * np.sum(flat(v) ** 2, axis=1) - np.sum(flat(lam * c), axis=1) - eps * ops.Rdual(lam))
     return wf, np.maximum(primal - dual, 0.0)
 
@@ -524,8 +536,18 @@ def cprox(
         gap[bad[better]] = ga[better]
         return CProxResult(wf.reshape(v.shape), gap.reshape(lead), method + "+admm", steps + it)
     # θ = 0 candidate (closed form): optimal whenever it already satisfies R(w − c) ≤ ε (KKT with θ = 0)
-    w = ops.prox_ball(Vb, kappa, radius)
-    easy = ops.R(w - Cb) <= eps
+    w, Rw = ops.prox_ball(Vb, kappa, radius, with_R=True)
+    if ops.kind == "nuclear":
+        # R(w − c) ≤ R(w) + R(c) settles most rows without decomposing w − c; R(c) is computed once per distinct
+        # centre (the centre is usually shared by all clients of a replica) and R(w) comes from the prox's SVD
+        Rc = np.broadcast_to(ops.R(_distinct(np.asarray(center, dtype=float), mshape)).reshape(
+            _distinct_shape(np.asarray(center).shape, v.shape, mshape)), lead).reshape(-1)
+        easy = Rw + Rc <= eps
+        rest = np.flatnonzero(~easy)
+        if rest.size:
+            easy[rest] = ops.R(w[rest] - Cb[rest]) <= eps
+    else:
+        easy = ops.R(w - Cb) <= eps
     gap = np.zeros(B)
     iters = 0
     if not np.all(easy):
@@ -533,6 +555,19 @@ def cprox(
         wa, ga, iters = _admm(Vb[hard], kappa, Cb[hard], eps, radius, ops, target[hard], max_iter)
         w[hard], gap[hard] = wa, ga
     return CProxResult(w.reshape(v.shape), gap.reshape(lead), "admm" if iters else "closed-form", iters)
+
+
+def _distinct_shape(cshape: tuple[int, ...], vshape: tuple[int, ...], mshape: tuple[int, ...]) -> tuple[int, ...]:
+    """Leading shape of the centre as given, left-padded with ones to the leading shape of v."""
+    lead_v = vshape[: len(vshape) - len(mshape)]
+    lead_c = cshape[: max(0, len(cshape) - len(mshape))]
+    return (1,) * (len(lead_v) - len(lead_c)) + tuple(lead_c)
+
+
+def _distinct(center: np.ndarray, mshape: tuple[int, ...]) -> np.ndarray:
+    """The centre's own matrices (B_c, *mshape), before broadcasting against v."""
+    c = np.broadcast_to(center, center.shape[: max(0, center.ndim - len(mshape))] + mshape)
+    return c.reshape((-1,) + mshape)
 
 
 def cfedda_prox_arguments(z: np.ndarray, center: np.ndarray, *, mu: float, gamma: float, A: float, E: int,

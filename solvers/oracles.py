@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fedrates.solvers import kernels
 from fedrates.solvers.problems.base import Problem
 from fedrates.solvers.problems.datafits import DenseQuadratic, GaussianPopulation, SampleLeastSquares
 
@@ -78,22 +79,11 @@ def _draw(gens: Sequence[np.random.Generator], steps: int, unit: tuple[int, ...]
 
 
 def _indices(u: np.ndarray, n: int, batch: int, replace: bool) -> np.ndarray:
-    """Minibatch indices from uniforms: (..., B) -> (..., B) (with replacement, or Floyd's algorithm).
-
-    Floyd's loop runs over the B positions, each step on all N = u.size / B subsets at once; the membership test
-    compares t with the i earlier picks stored as contiguous rows of a (B, N) array."""
+    """Minibatch indices from uniforms: (..., B) -> (..., B) (with replacement, or Floyd's algorithm,
+    :func:`fedrates.solvers.kernels.floyd`, whose backends give identical indices)."""
     if replace:
         return np.minimum((u * n).astype(np.intp), n - 1)
-    lead = u.shape[:-1]
-    U = np.ascontiguousarray(u.reshape(-1, batch).T)
-    S = np.empty(U.shape, dtype=np.intp)
-    for i in range(batch):
-        j = n - batch + i
-        t = np.minimum((U[i] * (j + 1)).astype(np.intp), j)
-        if i:
-            t = np.where((S[:i] == t).any(axis=0), j, t)
-        S[i] = t
-    return S.T.reshape(lead + (batch,))
+    return kernels.floyd(u.reshape(-1, batch), n).reshape(u.shape)
 
 
 def _check_batch(problem: Problem, batch: int, replace: bool) -> None:
@@ -159,24 +149,17 @@ def _empirical_gradients(fit: SampleLeastSquares, Wf: np.ndarray, rows: np.ndarr
                          work: _Workspace | None = None) -> np.ndarray:
     """(1/B) X_bᵀ(X_b w − y_b) per (replica, client), rows (R, m, B) of the (K·n, d) sample matrix.
 
-    The rows are gathered into a reused buffer in chunks of at most :data:`_CHUNK_BYTES` (the arithmetic per
-    client does not depend on the chunking); the two products per client are stacked matrix–vector products."""
+    One fused call over all R·m (replica, client) pairs (:func:`fedrates.solvers.kernels.lsq_rows`): the numba
+    kernel reads each sampled row once; the numpy fallback gathers rows into a reused buffer in chunks of at most
+    :data:`_CHUNK_BYTES` (the arithmetic per client does not depend on the chunking)."""
     R, m, d = Wf.shape
     rows = rows.reshape(R * m, batch)
     X, y, W = fit.X.reshape(-1, d), fit.y.reshape(-1), Wf.reshape(R * m, d)
-    out = np.empty((R * m, d))
-    chunk = max(1, min(R * m, _CHUNK_BYTES // (batch * d * 8)))
-    buf = (work or _Workspace()).get(chunk * batch * d)
-    for s in range(0, R * m, chunk):
-        r = rows[s:s + chunk]
-        c = r.shape[0]
-        # mode="clip" selects numpy's unbuffered path for ``out``; every row index is in range
-        Xb = np.take(X, r.reshape(-1), axis=0, out=buf[:c * batch * d].reshape(c * batch, d),
-                     mode="clip").reshape(c, batch, d)
-        resid = Xb @ W[s:s + chunk, :, None]
-        resid[..., 0] -= y[r]
-        np.matmul(resid.transpose(0, 2, 1), Xb, out=out[s:s + chunk, None, :])
-    out /= batch
+    buf = None
+    if kernels.BACKEND == "numpy":
+        chunk = max(1, min(R * m, _CHUNK_BYTES // (batch * d * 8)))
+        buf = (work or _Workspace()).get(chunk * batch * d)
+    out = kernels.lsq_rows(X, y, W, rows, chunk_bytes=_CHUNK_BYTES, buf=buf)
     return out.reshape(R, m, d)
 
 
@@ -251,6 +234,7 @@ class GradientOracle:
         self._hint = 1
         self._axis = 0 if problem.sampling == "empirical" else 2
         self._work = _Workspace()
+        self._gens_of: tuple[np.ndarray, list[np.random.Generator]] | None = None
 
     def begin_round(self, clients: np.ndarray, steps: int = 1) -> None:
         self._clients = clients
@@ -262,7 +246,12 @@ class GradientOracle:
         R, m = clients.shape
         per_step = R * m * int(np.prod(self.unit))
         steps = max(1, min(steps, _PREFETCH_BUDGET // max(per_step, 1)))
-        gens = [self.client_rngs[r][k] for r in range(R) for k in clients[r]]
+        if self._gens_of is not None and self._gens_of[0] is clients:
+            gens = self._gens_of[1]
+        else:
+            gens = [self.client_rngs[r][k] for r in range(R) for k in clients[r].tolist()]
+            if not clients.flags.writeable:  # a read-only participants array (full participation) cannot change
+                self._gens_of = (clients, gens)
         draws = _draw(gens, steps, self.unit, self.problem.sampling).reshape((R, m, steps) + self.unit)
         if self.problem.sampling == "empirical":
             idx = _indices(draws, self.problem.datafit.samples, self.batch, self.replace)

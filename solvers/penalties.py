@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fedrates.solvers import kernels
+
 __all__ = ["Penalty", "Zero", "L1", "Nuclear", "project_ball", "soft_threshold", "singular_value_threshold"]
 
 
@@ -28,12 +30,22 @@ def soft_threshold(v: np.ndarray, kappa: float | np.ndarray) -> np.ndarray:
     return np.sign(v) * np.maximum(np.abs(v) - kappa, 0.0)
 
 
-def singular_value_threshold(v: np.ndarray, kappa: float | np.ndarray) -> np.ndarray:
-    """U diag(max(s − κ, 0)) Vᵀ for v = U diag(s) Vᵀ, batched over leading axes (last two axes are the matrix)."""
+def singular_value_threshold(v: np.ndarray, kappa: float | np.ndarray, radius: float | None = None,
+                             return_singular_values: bool = False):
+    """U diag(t·max(s − κ, 0)) Vᵀ for v = U diag(s) Vᵀ, batched over leading axes (last two axes are the matrix).
+
+    t = min(1, ρ/‖max(s − κ, 0)‖₂) is the radial projection onto the Frobenius ball of radius ρ (t = 1 without
+    ``radius``): the Frobenius norm of the thresholded matrix is the ℓ2 norm of its singular values, so the ball
+    needs no second pass over the matrix.  ``return_singular_values`` also returns those singular values
+    t·max(s − κ, 0) (descending), so callers never decompose the result again."""
     u, s, vt = np.linalg.svd(v, full_matrices=False)
     kappa = np.asarray(kappa)[..., None] if np.ndim(kappa) else kappa
     s = np.maximum(s - kappa, 0.0)
-    return (u * s[..., None, :]) @ vt
+    if radius is not None:
+        norm = np.sqrt(np.sum(s * s, axis=-1, keepdims=True))
+        s = s * np.minimum(1.0, radius / np.maximum(norm, np.finfo(float).tiny))
+    out = (u * s[..., None, :]) @ vt
+    return (out, s) if return_singular_values else out
 
 
 def _sq_norm(x: np.ndarray, ndim: int) -> np.ndarray:
@@ -41,10 +53,22 @@ def _sq_norm(x: np.ndarray, ndim: int) -> np.ndarray:
     return np.sum(x * x, axis=axes)
 
 
+def _rows_view(x: np.ndarray, ndim: int) -> np.ndarray | None:
+    """x as a (P, D) float64 matrix of its trailing ``ndim`` axes, for the fused kernels; None if x does not fit."""
+    if kernels.BACKEND != "numba" or not isinstance(x, np.ndarray) or x.dtype != np.float64 or x.ndim < ndim \
+            or x.size == 0:
+        return None
+    D = int(np.prod(x.shape[x.ndim - ndim:]))
+    return x.reshape(-1, D)
+
+
 def project_ball(x: np.ndarray, radius: float | None, ndim: int = 1) -> np.ndarray:
     """Radial projection onto {‖x‖₂ ≤ radius} (Frobenius for matrices); ``radius=None`` means no constraint."""
     if radius is None:
         return x
+    rows = _rows_view(x, ndim)
+    if rows is not None:
+        return kernels.ball(rows, radius).reshape(x.shape)
     norm = np.sqrt(_sq_norm(x, ndim))
     scale = np.minimum(1.0, radius / np.maximum(norm, np.finfo(float).tiny))
     return x * scale.reshape(scale.shape + (1,) * ndim)
@@ -116,6 +140,15 @@ class L1(Penalty):
     def _prox_unconstrained(self, v, threshold):
         return soft_threshold(v, threshold)
 
+    def prox(self, v: np.ndarray, step: float | np.ndarray = 1.0, radius: float | None = None) -> np.ndarray:
+        """Soft threshold then radial projection (see module docstring); one fused pass with the numba kernels."""
+        v = np.asarray(v, dtype=float)
+        rows = _rows_view(v, 1)
+        threshold = np.asarray(step, dtype=float) * self.lam
+        if rows is not None and threshold.size in (1, rows.shape[0]) and threshold.shape == v.shape[:threshold.ndim]:
+            return kernels.soft_ball(rows, threshold.reshape(-1), radius).reshape(v.shape)
+        return super().prox(v, step, radius)
+
 
 @dataclass(frozen=True)
 class Nuclear(Penalty):
@@ -132,3 +165,8 @@ class Nuclear(Penalty):
 
     def _prox_unconstrained(self, v, threshold):
         return singular_value_threshold(v, threshold)
+
+    def prox(self, v: np.ndarray, step: float | np.ndarray = 1.0, radius: float | None = None) -> np.ndarray:
+        """Singular value thresholding with the Frobenius ball applied to the singular values (one SVD)."""
+        return singular_value_threshold(np.asarray(v, dtype=float), np.asarray(step, dtype=float) * self.lam,
+                                        radius)

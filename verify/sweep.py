@@ -29,7 +29,7 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -38,6 +38,7 @@ from typing import Any
 import pandas as pd
 
 from fedrates import solvers
+from fedrates.verify import executors
 from fedrates.verify.claims.base import Claim
 
 __all__ = ["Task", "SweepResult", "run_claims", "SEED_BATCH", "CACHE_FORMAT", "code_version", "verify_entry"]
@@ -300,7 +301,8 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
         if on_progress:
             on_progress(done, total, task.claim.id)
 
-    if jobs <= 1 or len(tasks) <= 1:
+    pool_factory = executors.active()  # --executor (verify.executors); None: serial for one job, else local
+    if not tasks or (pool_factory is None and (jobs <= 1 or len(tasks) <= 1)):
         for task in tasks:
             if task.claim.id in result.errors:
                 finish(task, None, result.errors[task.claim.id])
@@ -312,7 +314,7 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
             except Exception as exc:
                 finish(task, None, _describe(exc))
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with (pool_factory or executors.local)(jobs) as pool:
             futures = {pool.submit(_simulate, t): t for t in tasks}
             handled: set = set()
             try:

@@ -34,6 +34,8 @@ COLUMNS = ("round", "iterations", "grad_evals", "clients_communicated") + METRIC
 
 #: relative tolerance of the domain-ball membership test (as ``Problem.objective``)
 _BALL_TOL = 1e-9
+#: rows from which the batched quadratic form uses one matrix–matrix product instead of blocked matvecs
+_GEMM_ROWS = 16
 #: support threshold relative to max|w°| (Bao et al.'s code uses the absolute 0.01 with max|w°| = 1)
 SUPPORT_THRESHOLD = 1e-2
 
@@ -61,14 +63,34 @@ class Metrics:
         self.nuclear = pen.name == "nuclear"
 
     def _quadratic_form(self, u: np.ndarray) -> np.ndarray:
-        """uᵀQ̄u per row of u (R, d).  Only the coordinates where some row of u is non-zero enter (exact zeros
-        contribute exact zeros), so a sparse u (ℓ1 iterates near a sparse optimum) reads a small block of Q̄ instead
-        of all d² entries; the products run as small single-threaded BLAS calls (:func:`matvec`)."""
-        support = np.flatnonzero(np.any(u != 0, axis=0))
-        if support.size <= u.shape[1] // 4:
-            us = u[:, support]
-            return np.einsum("rd,rd->r", us @ self.Q[np.ix_(support, support)], us)
-        return np.einsum("dr,rd->r", matvec(self.Q, u.T), u)
+        """uᵀQ̄u per row of u (N, d) (rows: replicas × recorded rounds, evaluated together).
+
+        Only coordinates where a row is non-zero enter (exact zeros contribute exact zeros).  Dense rows (more than
+        d/4 non-zeros) go through one product with Q̄ for all of them (Q̄ read once: a matrix–matrix product for
+        :data:`_GEMM_ROWS` rows or more, else small single-threaded BLAS calls, :func:`matvec`); sparse rows (ℓ1
+        iterates near a sparse optimum) read only the block of Q̄ on their support — one block for the union of their
+        supports if that is still small, else one block per row."""
+        d = u.shape[1]
+        nz = u != 0
+        sparse = nz.sum(axis=1) <= d // 4
+        out = np.empty(u.shape[0])
+        if not sparse.all():
+            ud = u[~sparse]
+            # many rows: one matrix–matrix product (Q̄ symmetric: u Q̄ = (Q̄ u)ᵀ); few rows: blocked matvec
+            Qu = ud @ self.Q if ud.shape[0] >= _GEMM_ROWS else matvec(self.Q, ud.T).T
+            out[~sparse] = np.einsum("rd,rd->r", Qu, ud)
+        if sparse.any():
+            rows = np.flatnonzero(sparse)
+            support = np.flatnonzero(np.any(nz[rows], axis=0))
+            if support.size <= d // 4:
+                us = u[np.ix_(rows, support)]
+                out[rows] = np.einsum("rd,rd->r", us @ self.Q[np.ix_(support, support)], us)
+            else:
+                for i in rows:
+                    s = np.flatnonzero(nz[i])
+                    ui = u[i, s]
+                    out[i] = ui @ (self.Q[np.ix_(s, s)] @ ui)
+        return out
 
     def reference_norm(self) -> float:
         return 0.0 if self.w_ref is None else float(np.linalg.norm(self.w_ref))

@@ -57,6 +57,8 @@ __all__ = [
 
 #: a replica diverges when ‖output‖ exceeds this factor times (1 + ‖w0‖ + ‖ŵ‖)
 DIVERGENCE_FACTOR = 1e6
+#: bytes of recorded output points held before their metrics are evaluated in one batched pass
+_METRIC_BUDGET = 1 << 25
 GRADIENTS = ("stochastic", "exact")
 
 
@@ -334,13 +336,27 @@ def run_batch(
     # per-replica counters (a diverged replica stops counting, as it would when run alone)
     steps, evals, communicated = (np.zeros(R, dtype=np.int64) for _ in range(3))
 
+    # metrics are evaluated in batches of recorded rounds (one pass over Q̄ per batch instead of one per round)
+    pending: list[tuple[dict[str, Any], np.ndarray]] = []
+    budget = max(1, _METRIC_BUDGET // max(1, 8 * R * problem.dim))
+
+    def flush() -> None:
+        if not pending:
+            return
+        vals = metrics(np.concatenate([o for _, o in pending]))
+        for i, (row, _) in enumerate(pending):
+            sl = slice(i * R, (i + 1) * R)
+            for name in METRICS:
+                row[name] = np.where(row["diverged"], np.nan, vals[name][sl])
+        pending.clear()
+
     def record(r: int, out: np.ndarray) -> None:
-        vals = metrics(out)
-        for name in METRICS:
-            vals[name] = np.where(diverged, np.nan, vals[name])
-        rows.append({"round": np.full(R, r), "iterations": steps.copy(), "grad_evals": evals.copy(),
-                     "clients_communicated": communicated.copy(), **vals, "seed": np.asarray(seeds),
-                     "diverged": diverged.copy()})
+        row = {"round": np.full(R, r), "iterations": steps.copy(), "grad_evals": evals.copy(),
+               "clients_communicated": communicated.copy(), "seed": np.asarray(seeds), "diverged": diverged.copy()}
+        rows.append(row)
+        pending.append((row, np.array(out, dtype=float)))
+        if len(pending) >= budget:
+            flush()
 
     record(0, alg.output(state))
     for r in range(rounds):
@@ -374,6 +390,7 @@ def run_batch(
         if (r + 1) % record_every == 0 or r + 1 == rounds:
             record(r + 1, out)
 
+    flush()
     records = pd.DataFrame({c: np.concatenate([row[c] for row in rows]) for c in COLUMNS})
     if R > 1:  # group by replica in the order the seeds were given, rounds ascending within each
         order = np.argsort(np.tile(np.arange(R), len(rows)), kind="stable")

@@ -30,22 +30,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="fedrates-out", metavar="DIR", help="output directory")
     p.add_argument("--jobs", default=None, type=str, help="worker processes (default: number of cores)")
     p.add_argument("--seed", default=0, type=str, help="base seed of the Monte-Carlo seeds (default 0)")
-    p.add_argument("--executor", default="local", help="local (process pool)")
+    p.add_argument("--executor", default="local", help="local (process pool) or dask (see --scheduler)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler address for --executor dask (default: a local cluster of --jobs workers)")
     p.add_argument("--no-cache", action="store_true", help="recompute every point")
     p.add_argument("--replace", action="store_true",
                    help="drop the earlier verdicts in --out instead of merging this run's claims into them")
     p.add_argument("--json", action="store_true", help="print the verdicts as one JSON document")
     p.set_defaults(handler=main)
-
-
-def _positive_int(name: str, text: str, minimum: int) -> int:
-    try:
-        value = int(text)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} '{text}' is not an integer") from None
-    if value < minimum:
-        raise InputError(f"{name} {value} is invalid; expected an integer >= {minimum}")
-    return value
 
 
 def _prepare_out(path: str) -> Path:
@@ -63,20 +55,21 @@ def _prepare_out(path: str) -> Path:
 def main(args: argparse.Namespace) -> int:
     if args.profile not in PROFILES:
         raise InputError(f"unknown profile '{args.profile}'; expected one of: {', '.join(PROFILES)}")
-    if args.executor != "local":
-        raise InputError(f"executor '{args.executor}' is not available; expected 'local'")
     jobs, base_seed = validate_verify(args)  # ranges checked before any claim is loaded
     jobs = jobs if jobs is not None else max(1, os.cpu_count() or 1)
     from fedrates.verify import claims as claim_registry
+    from fedrates.verify import executors
 
+    pool = executors.make(args.executor, args.scheduler)  # a factory: nothing is started until the sweep runs
     selected = claim_registry.select(args.only)
     out = _prepare_out(args.out)
     from fedrates.verify.pipeline import verify_claims
 
     started = time.perf_counter()
-    summary = verify_claims(selected, profile=args.profile, out=out, jobs=jobs, base_seed=base_seed,
-                            use_cache=not args.no_cache, progress=not args.json,
-                            merge=not getattr(args, "replace", False))
+    with executors.use(None if args.executor == "local" else pool):
+        summary = verify_claims(selected, profile=args.profile, out=out, jobs=jobs, base_seed=base_seed,
+                                use_cache=not args.no_cache, progress=not args.json,
+                                merge=not getattr(args, "replace", False))
     elapsed = time.perf_counter() - started
     verdicts = summary["verdicts"]
     if args.json:
