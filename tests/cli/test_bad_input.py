@@ -21,7 +21,7 @@ import pytest
 from fedrates.verify.cli import main
 from fedrates.verify.records import empty_records, provenance, write_json_atomic, write_records
 
-Q = ["run", "fedavg", "--problem", "quadratic", "--set", "dim=4", "clients=4", "--rounds", "3"]
+Q = ["run", "fedavg", "--problem", "quadratic", "--set", "dim=4", "clients=4", "sigma=0.5", "--rounds", "3"]
 QQ = ["run", "fedavg", "--problem", "quadratic", "--rounds", "3"]  # no --set: cases add their own
 T21 = ["mu=0.5", "L=1", "a=8", "K=4", "E=2", "Lam=1", "H=1", "rho=1", "sigma=1", "B=1"]
 EX = ["explore", "bao.thm2.1", "--set", *T21]
