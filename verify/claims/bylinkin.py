@@ -1037,7 +1037,7 @@ CLAIMS: tuple[Claim, ...] = (
         regime="100 iterations", why="The proof takes E[zeta_k | xbar_{k+1}] = grad h(xbar_{k+1}), which needs a "
         "coin for zeta_k independent of xi_k's: then R_f ~ Binomial(2K, p) and E(R_f - 2Kp)^2 = 2Kp(1-p) (a shared "
         "coin doubles it)", metric="squared_deviation", x="iteration", params=dict(_SEP), kind="a1_var",
-        iterations=100, n_seeds={"quick": 2400, "standard": 3000, "full": 12000}, batch=40, **_COMMON),
+        iterations=100, n_seeds={"quick": 4000, "standard": 6000, "full": 16000}, batch=40, **_COMMON),
     VRMeanClaim(
         id="bylinkin.thm6/exact-mean", theorem="bylinkin.thm6", title="VRCS: exact mean of the epoch output",
         algorithm="vrcs", regime="delta_f = 0.1, delta_g = 0.3, one epoch from x* + 1",
