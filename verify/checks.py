@@ -232,7 +232,7 @@ def exact_expectation(y: np.ndarray, expected: np.ndarray, sd: np.ndarray | None
     # exact sd: normal quantile; estimated sd: Student t with n − 1 degrees of freedom
     z = float(norm.ppf(level)) if sd is not None else float(student_t.ppf(level, n - 1))
     half = z * spread / np.sqrt(n)
-    tolerance = f"±{z:.2f}·sd/√{n} ({confidence:.1%} family-wise, two-sided)"
+    tolerance = f"±{z:.2f}·sd/√{n} ({confidence * 100:g}% family-wise, two-sided)"
     inside = np.abs(mean - expected) <= half
     details = {"mean": mean.tolist(), "expected": expected.tolist(), "half_width": half.tolist(), "z": z}
     if not np.all(np.isfinite(mean)):
