@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 #: algorithm modules imported (and so registered) with the package; a module not written yet is skipped
-MODULES = ("fedavg", "fedprox", "fedda", "fast_fedda", "c_fedda")
+MODULES = ("fedavg", "fedprox", "fedda", "fast_fedda", "c_fedda", "dp_fedavg_clip", "dp_normfedavg")
 
 for _name in MODULES:
     _module = f"{__name__}.{_name}"
