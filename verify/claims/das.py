@@ -402,7 +402,349 @@ class ExactDrift(Claim):
                             statement=self.title, reference_gap=inst.reference_gap, smallest_measured=smallest)
 
 
+
+def _deterministic(name: str, ok: bool, measured: str, message: str) -> Any:
+    return checks.CheckResult("pass" if ok else "fail", measured, name, f"floating point (relative {tol.FLOAT_SLACK:g})",
+                              message)
+
+
+# ==== 3. deterministic lemmas on the algorithm's own client updates ==============================================
+def fact3_min_slack(m_max: int = 200) -> float:
+    """min over integers m ≤ m_max and x ∈ (0, 1/(4m)] (grid) of m(1 − 11(m−1)x/24) − (1 − (1−x)^m)/x (Fact 3)."""
+    m = np.arange(1, m_max + 1)[:, None]
+    x = np.linspace(1e-6, 1.0, 200)[None, :] / (4 * m)
+    lhs = -np.expm1(m * np.log1p(-x)) / x  # (1 − (1 − x)^m)/x without cancellation at small x
+    rhs = m * (1 - 11 * (m - 1) * x / 24)
+    return float(np.min((rhs - lhs) / rhs))
+
+
+@dataclass(frozen=True)
+class Lemmas(Claim):
+    """Lemmas 1–4, eq. (65) and the per-client inequality (44)/(83) at every client and round (deterministic)."""
+
+    problem_params: dict = field(default_factory=lambda: dict(TIGHT))
+    configs: tuple = ()
+    rounds: int = 20
+    offset: float = 6.0
+    kind: str = "clip"
+
+    def points(self, profile: str) -> list[dict]:
+        return [{"problem": "quadratic", **self.problem_params, **cfg, "rounds": self.rounds, "index": j}
+                for j, cfg in enumerate(self.configs)]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        inst = instance(self.problem_params)
+        eta, E, C = point["eta"], point["E"], point["C"]
+        name = "dp_fedavg_clip" if self.kind == "clip" else "dp_normfedavg"
+        alg = _make(self, name, step=eta, server_step=eta, clip=C, sigma=point["sigma"], local_steps=E,
+                    output_point="last")
+        tr = trajectory(alg, inst, self.rounds, list(seeds), _start(inst, self.offset), keep_updates=True)
+        Wk, U = tr["X"][:, :-1], tr["U"]  # (S, K, d), (S, K, n, d): the algorithm's own u_k^(i)
+        L, Delta, ws = inst.L, inst.Delta, inst.w_star
+        fi = inst.client_values(Wk)  # f_i(w_k) (f_i* = 0)
+        g0 = np.linalg.norm(inst.client_grads(Wk), axis=-1)
+        un2 = np.sum(U**2, axis=-1)
+        # local GD path in each client's eigenbasis: a = V_iᵀ(w_k − c_i); ∇f_i(w_{k,τ}) coefficients λ(1−ηλ)^τ a
+        A = np.einsum("nji,skni->sknj", inst.V, Wk[..., None, :] - inst.c)
+        tau = np.arange(E + 1)[:, None, None, None, None]
+        decay = (1 - eta * inst.lam) ** tau  # (E+1, 1,1, n, d)
+        grads = inst.lam * decay * A  # (E+1, S, K, n, d)
+        gn2 = np.sum(grads**2, axis=-1)  # (E+1, S, K, n)
+        dg2 = np.sum((grads[1:] - grads[:-1]) ** 2, axis=-1)
+        checks_ = {}
+        # Lemma 1 with the algorithm's u: ‖w_k − ηu − w*‖² ≤ ‖w_k − w*‖² − (η/2L)Σ_τ‖∇f_i(w_{k,τ})‖² + 2ηEΔ_i
+        lhs1 = np.sum((Wk[..., None, :] - eta * U - ws) ** 2, axis=-1)
+        rhs1 = np.sum((Wk - ws) ** 2, axis=-1)[..., None] - eta / (2 * L) * gn2[:E].sum(axis=0) + 2 * eta * E * Delta
+        checks_["lem1"] = (lhs1, rhs1)
+        checks_["lem2.update"] = (un2, 2 * L * E**2 * fi)  # ‖u‖² ≤ 2LE²(f_i(w_k) − f_i*)
+        checks_["eq65"] = (0.25 * E**2 * (1 - 2 * eta**2 * L**2 * E**2) * g0**2, un2)  # lower bound on ‖u‖²
+        checks_["lem3"] = (gn2[1:], gn2[:-1] - (2 / (eta * L) - 1) * dg2)
+        checks_["lem4"] = (eta * np.sqrt(un2), 2 * eta * E * g0)  # τ = E: ‖w_k − w_{k,E}‖ = η‖u‖
+        # (44) / (83): A_i = −2η⟨g, w_k − w*⟩ + η²‖g‖² against the case bound, g from the algorithm's u
+        nrm = np.sqrt(un2)
+        send = clip_ref(U, C) if self.kind == "clip" else norm_ref(U, C)
+        Ai = -2 * eta * np.einsum("sknd,skd->skn", send, Wk - ws) + eta**2 * np.sum(send**2, axis=-1)
+        a = eta * L * E
+        gap_i = fi - Delta  # f_i(w_k) − f_i(w*)
+        big = nrm > C
+        if self.kind == "clip":
+            small = -eta * E * (2 - 2 * a - 4 * a**2) * gap_i + (2 * eta**2 * L * E**2 + 4 * eta**3 * L**2 * E**3) * Delta
+        else:
+            z = C / np.maximum(nrm, 1e-300)
+            small = eta * E * (4 * a**2 * Delta * z + eta * (C / E) ** 2 * E - (2 - 4 * a**2) * z * gap_i)
+        checks_["eq44" if self.kind == "clip" else "eq83"] = (Ai, np.where(big, -3 * eta * C * nrm / (8 * L * E),
+                                                                                small))
+        values = {}
+        for key, (lhs, rhs) in checks_.items():
+            scale = np.maximum(1.0, np.maximum(np.abs(lhs), np.abs(rhs)))
+            rel = (rhs - lhs) / scale
+            if key == "lem3":  # (E, S, K, n): seeds on axis 1
+                rel = np.moveaxis(rel, 1, 0)
+            values[f"slack_{key}"] = rel.reshape(len(seeds), -1).min(axis=1)[:, None]
+        return _records(self, point["index"], point, list(seeds), values)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        inst = instance(self.problem_params)
+        seeds = _seeds_of(records)
+        conds, worst = [], {}
+        for j, cfg in enumerate(self.configs):
+            eta, E, C = cfg["eta"], cfg["E"], cfg["C"]
+            conds.append(_cond(f"eta <= 1/(2 L E) at point {j} (Lemmas 1-4, (65))", eta <= 1 / (2 * inst.L * E),
+                               f"{eta:.4g} <= {1 / (2 * inst.L * E):.4g}"))
+            conds.append(_tight_condition(inst, C, E))
+            for metric in records["metric"].unique():
+                v = float(_table(records, metric, j).to_numpy().min())
+                worst[metric] = min(worst.get(metric, np.inf), v)
+        if any(c["holds"] is False for c in conds):
+            return self.conditions_not_met(conds, seeds, {"L": inst.L}, self.title)
+        worst["slack_fact3"] = fact3_min_slack()
+        bad = [k for k, v in worst.items() if v < -tol.FLOAT_SLACK]
+        measured = "; ".join(f"{k[6:]} min relative slack {v:.3g}" for k, v in worst.items())
+        msg = ("every inequality holds at every client, round and seed" if not bad else
+               "violated: " + ", ".join(k[6:] for k in bad))
+        res = _deterministic("each inequality holds", not bad, measured, msg + f" ({len(seeds)} seeds × "
+                             f"{self.rounds} rounds × {inst.n} clients)")
+        return self.verdict(res, conditions=conds, seeds=seeds,
+                            constants={"L": inst.L, "max Delta*": float(inst.Delta.max())}, statement=self.title,
+                            reference_gap=inst.reference_gap,
+                            smallest_measured=float(np.min(inst.Delta[inst.Delta > 0])))
+
+
+# ==== 4. equivalences =================================================================================================
+@dataclass(frozen=True)
+class Equivalence(Claim):
+    """clip ≡ norm for C ≤ min‖u‖ on identical noise (``mode="clip-norm"``); Algorithm 1 with σ = 0 and C above
+    every update norm ≡ FedAvg with step η and server step β/η (``mode="fedavg"``)."""
+
+    problem_params: dict = field(default_factory=lambda: dict(HETERO))
+    mode: str = "clip-norm"
+    rounds: int = 30
+    eta: float = 0.1
+    beta: float = 0.05
+    E: int = 4
+    C: float = 0.05
+    sigma: float = 0.2
+
+    def points(self, profile: str) -> list[dict]:
+        return [{"problem": "quadratic", **self.problem_params, "mode": self.mode, "rounds": self.rounds,
+                 "index": 0}]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        inst = instance(self.problem_params)
+        w0 = _start(inst, 3.0)
+        common = {"step": self.eta, "server_step": self.beta, "local_steps": self.E, "output_point": "last"}
+        if self.mode == "clip-norm":
+            a = trajectory(_make(self, "dp_fedavg_clip", clip=self.C, sigma=self.sigma, **common), inst,
+                           self.rounds, list(seeds), w0)["X"]
+            b = trajectory(_make(self, "dp_normfedavg", clip=self.C, sigma=self.sigma, **common), inst,
+                           self.rounds, list(seeds), w0)["X"]
+        else:
+            a = trajectory(_make(self, "dp_fedavg_clip", clip=1e12, sigma=0.0, **common), inst, self.rounds,
+                           list(seeds), w0)["X"]
+            b = trajectory(_make(self, "fedavg", step=self.eta, server_step=self.beta / self.eta,
+                                 local_steps=self.E), inst, self.rounds, list(seeds), w0)["X"]
+        P = update_matrices(inst, self.eta, self.E)
+        nrm = np.linalg.norm(updates(inst, P, a[:, :-1]), axis=-1)
+        diff = np.max(np.abs(a - b), axis=(1, 2)) / (1 + np.max(np.abs(a), axis=(1, 2)))
+        return _records(self, 0, point, list(seeds), {self.metric: diff[:, None],
+                                                      "min_update_norm": nrm.min(axis=(1, 2))[:, None],
+                                                      "max_update_norm": nrm.max(axis=(1, 2))[:, None]})
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        inst = instance(self.problem_params)
+        seeds = _seeds_of(records)
+        diff = float(_table(records, self.metric).to_numpy().max())
+        if self.mode == "clip-norm":
+            low = float(_table(records, "min_update_norm").to_numpy().min())
+            conds = [_cond("C <= min_{k,i} ||u_k^(i)|| along the run", self.C <= low, f"{self.C:.4g} <= {low:.4g}")]
+        else:
+            high = float(_table(records, "max_update_norm").to_numpy().max())
+            conds = [_cond("C >= max_{k,i} ||u_k^(i)|| along the run, sigma = 0", 1e12 >= high, f"1e12 >= {high:.4g}")]
+        if any(c["holds"] is False for c in conds):
+            return self.conditions_not_met(conds, seeds, {}, self.title)
+        limit = 1e-12
+        res = _deterministic("identical iterates", diff <= limit, f"max relative difference {diff:.3g}",
+                             f"iterates agree to {diff:.3g} (limit {limit:g}, float reassociation) over {len(seeds)} "
+                             f"seeds × {self.rounds} rounds")
+        return self.verdict(res, conditions=conds, seeds=seeds, constants={}, statement=self.title)
+
+
+# ==== 5. FedAvg fixed point (exact limit) ==========================================================================
+@dataclass(frozen=True)
+class FedAvgFixedPoint(Claim):
+    """Noise-free FedAvg (Algorithm 3) converges to w_FA = (Σ_iP_i)⁻¹Σ_iP_ic_i; f(w_FA) − f* > 0 exactly."""
+
+    problem_params: dict = field(default_factory=lambda: dict(HETERO))
+    configs: tuple = ({"eta": 0.1, "E": 5}, {"eta": 0.05, "E": 10})
+    rounds: int = 400
+
+    def points(self, profile: str) -> list[dict]:
+        return [{"problem": "quadratic", **self.problem_params, **cfg, "rounds": self.rounds, "index": j}
+                for j, cfg in enumerate(self.configs)]
+
+    def fixed_point(self, eta: float, E: int) -> np.ndarray:
+        inst = instance(self.problem_params)
+        P = update_matrices(inst, eta, E)
+        return np.linalg.solve(P.sum(axis=0), np.einsum("nij,nj->i", P, inst.c))
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        inst = instance(self.problem_params)
+        alg = _make(self, "fedavg", step=point["eta"], server_step=1.0, local_steps=point["E"])
+        X = trajectory(alg, inst, self.rounds, list(seeds), _start(inst, 3.0))["X"]
+        return _records(self, point["index"], point, list(seeds), {self.metric: inst.gap(X[:, -1])[:, None]})
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        inst = instance(self.problem_params)
+        seeds = _seeds_of(records)
+        y = np.concatenate([_table(records, self.metric, j).to_numpy() for j in range(len(self.configs))], axis=1)
+        expected = np.array([float(inst.gap(self.fixed_point(c["eta"], c["E"]))) for c in self.configs])
+        res = checks.exact_expectation(y[:1], expected, relative=1e-6)
+        res.message = (f"{res.message}; exact FedAvg bias f(w_FA) - f* = {', '.join(f'{v:.6g}' for v in expected)} "
+                       f"(E > 1: not the optimum)")
+        return self.verdict(res, conditions=[], seeds=seeds, constants={"L": inst.L}, statement=self.title,
+                            reference_gap=inst.reference_gap, smallest_measured=float(expected.min()))
+
+
+
+# ==== 6. Theorems 5/6 (any eta) and 2/4 (their parameterisation), Monte Carlo ========================================
+@dataclass(frozen=True)
+class MixtureBound(Claim):
+    """E[mixture LHS] ≤ E[RHS] of Theorem 5 (clip) / 6 (norm) with γ = ηĈLEKρ and ρ = √dσ/(C√K) (q-free).
+
+    ``alpha`` set: Theorems 2/4's parameterisation η = ρ/(2αL), K = ⌈2αγ/(ĈEρ²)⌉ with γ = LR and the given ``rho``
+    (then σ = Cρ√(K/d)); the bound is evaluated in the Theorem 5/6 form at the realised (η, K) (K is rounded up)."""
+
+    problem_params: dict = field(default_factory=lambda: dict(TIGHT))
+    configs: tuple = ()
+    offset: float = 6.0
+    kind: str = "clip"
+
+    def _plan(self, cfg: dict) -> dict:
+        inst = instance(self.problem_params)
+        E, C = cfg["E"], cfg["C"]
+        Chat = C / E
+        R = float(np.linalg.norm(_start(inst, self.offset) - inst.w_star))
+        if "alpha" in cfg:
+            rho, alpha = cfg["rho"], cfg["alpha"]
+            gamma0 = inst.L * R
+            K = int(math.ceil(2 * alpha * gamma0 / (Chat * E * rho**2)))
+            eta = rho / (2 * alpha * inst.L)
+            sigma = C * rho * math.sqrt(K / inst.d)
+        else:
+            K, eta, sigma = cfg["K"], cfg["eta"], cfg["sigma"]
+            rho = math.sqrt(inst.d) * sigma / (C * math.sqrt(K))
+        return {"E": E, "C": C, "Chat": Chat, "K": K, "eta": eta, "sigma": sigma, "rho": rho, "R": R,
+                "gamma": eta * Chat * inst.L * E * K * rho, "alpha": cfg.get("alpha")}
+
+    def points(self, profile: str) -> list[dict]:
+        return [{"problem": "quadratic", **self.problem_params, **cfg, "index": j}
+                for j, cfg in enumerate(self.configs)]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        inst = instance(self.problem_params)
+        pl = self._plan({k: v for k, v in point.items()})
+        eta, E, C, K = pl["eta"], pl["E"], pl["C"], pl["K"]
+        name = "dp_fedavg_clip" if self.kind == "clip" else "dp_normfedavg"
+        alg = _make(self, name, step=eta, server_step=eta, clip=C, sigma=pl["sigma"], local_steps=E,
+                    output_point="last")
+        X = trajectory(alg, inst, K, list(seeds), _start(inst, self.offset))["X"][:, :-1]  # w_0..w_{K-1}
+        P = update_matrices(inst, eta, E)
+        nrm = np.linalg.norm(updates(inst, P, X), axis=-1)  # (S, K, n)
+        gap_i = inst.client_values(X) - inst.Delta
+        a = eta * inst.L * E
+        unc = nrm <= C
+        clipped_term = 3 * (C / E) * nrm / (8 * inst.L * E)
+        if self.kind == "clip":
+            mix = np.where(unc, (2 - 2 * a - 4 * a**2) * gap_i, clipped_term)
+            extra = {"H_clip": np.mean(unc * inst.Delta, axis=(1, 2))}
+        else:
+            z = C / np.maximum(nrm, 1e-300)
+            mix = np.where(unc, (2 - 4 * a**2) * z * gap_i, clipped_term)
+            extra = {"P_unc": np.mean(unc, axis=(1, 2)), "H_norm": np.mean(unc * z * inst.Delta, axis=(1, 2))}
+        lhs = mix.mean(axis=(1, 2))
+        thm = _theorem("das.thm5" if self.kind == "clip" else "das.thm6")
+        base = {"L": inst.L, "E": E, "K": K, "Chat": pl["Chat"], "rho": pl["rho"], "gamma": pl["gamma"],
+                "R": pl["R"]}
+        tiny = float(np.finfo(float).tiny)  # catalogue symbols are positive: an exact 0 is evaluated at 0+
+        rhs = np.array([thm.evaluate({**base, **{k: max(float(v[s]), tiny) for k, v in extra.items()}})
+                        for s in range(len(seeds))])
+        return _records(self, point["index"], point, list(seeds),
+                        {self.metric: lhs[:, None], "rhs": rhs[:, None],
+                         "clipped_fraction": (~unc).mean(axis=(1, 2))[:, None]})
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        inst = instance(self.problem_params)
+        seeds = _seeds_of(records)
+        conds, lines, verdicts, ratios, smallest = [], [], [], [], np.inf
+        thm = _theorem("das.thm5" if self.kind == "clip" else "das.thm6")
+        for j, cfg in enumerate(self.configs):
+            pl = self._plan(cfg)
+            values = {"L": inst.L, "E": pl["E"], "K": pl["K"], "Chat": pl["Chat"], "rho": pl["rho"],
+                      "gamma": pl["gamma"], "R": pl["R"], "Dmax": float(inst.Delta.max()), "n": inst.n, "r": inst.n}
+            conds += [dict(c, condition=f"{c['condition']} (point {j})") for c in evaluate_conditions(thm, values)]
+            conds.append(_cond(f"eta <= 1/(2L) (point {j})", pl["eta"] <= 1 / (2 * inst.L),
+                               f"{pl['eta']:.4g} <= {1 / (2 * inst.L):.4g}"))
+            if pl["alpha"] is not None:
+                t2 = _theorem("das.thm2" if self.kind == "clip" else "das.thm4")
+                v2 = {**values, "alpha": pl["alpha"], "H_clip": 1.0, "P_unc": 1.0, "H_norm": 1.0}
+                conds += [dict(c, condition=f"{c['condition']} (Theorem {'2' if self.kind == 'clip' else '4'}, "
+                                            f"point {j})") for c in evaluate_conditions(t2, v2)]
+            lhs = _table(records, self.metric, j).to_numpy().reshape(-1)
+            rhs = _table(records, "rhs", j).to_numpy().reshape(-1)
+            frac = float(_table(records, "clipped_fraction", j).to_numpy().mean())
+            v, mean, half = one_sided_nonpositive(lhs - rhs)
+            verdicts.append(v)
+            ratios.append(float(lhs.mean() / rhs.mean()))
+            smallest = min(smallest, float(np.min(np.abs(lhs))))
+            lines.append(f"point {j} (eta={pl['eta']:.4g}, K={pl['K']}, E={pl['E']}, C={pl['C']}, "
+                         f"sigma={pl['sigma']:.4g}, rho={pl['rho']:.4g}): mean LHS {lhs.mean():.4g} vs mean RHS "
+                         f"{rhs.mean():.4g}, mean(LHS-RHS) {mean:.4g} ± {half:.3g} (99% one-sided t), clipped "
+                         f"fraction {frac:.2f}: {v}")
+        if any(c["holds"] is False for c in conds):
+            return self.conditions_not_met(conds, seeds, {"L": inst.L}, self.title)
+        verdict = "fail" if "fail" in verdicts else ("inconclusive" if "inconclusive" in verdicts else "pass")
+        res = checks.CheckResult(verdict, f"max mean LHS / mean RHS = {max(ratios):.3g}", "E[LHS] <= E[RHS]",
+                                 "99% one-sided t over seeds", f"{len(seeds)} seeds; " + " | ".join(lines))
+        return self.verdict(res, conditions=conds, seeds=seeds,
+                            constants={"L": inst.L, "max Delta*": float(inst.Delta.max())}, statement=thm.statement,
+                            reference_gap=inst.reference_gap, smallest_measured=smallest, bound_ratio=max(ratios))
+
+
 CLAIMS: tuple[Claim, ...] = (
+    MixtureBound(id="das.thm5/any-eta", theorem="das.thm5", title="", algorithm="dp_fedavg_clip", problem="quadratic",
+                 regime="", why="", metric="mixture", x="round",
+                 configs=({"eta": 0.05, "K": 40, "E": 4, "C": 4.0, "sigma": 0.5},
+                          {"eta": 0.02, "K": 60, "E": 8, "C": 6.0, "sigma": 1.0},
+                          {"eta": 0.05, "K": 200, "E": 4, "C": 4.0, "sigma": 2.0}),
+                 n_seeds={"quick": 8, "standard": 12, "full": 40}),
+    MixtureBound(id="das.thm6/any-eta", theorem="das.thm6", title="", algorithm="dp_normfedavg", problem="quadratic",
+                 regime="", why="", metric="mixture", x="round", kind="norm",
+                 configs=({"eta": 0.05, "K": 40, "E": 4, "C": 4.0, "sigma": 0.5},
+                          {"eta": 0.02, "K": 60, "E": 8, "C": 6.0, "sigma": 1.0},
+                          {"eta": 0.05, "K": 200, "E": 4, "C": 4.0, "sigma": 2.0}),
+                 n_seeds={"quick": 8, "standard": 12, "full": 40}),
+    MixtureBound(id="das.thm2/parameterised", theorem="das.thm2", title="", algorithm="dp_fedavg_clip",
+                 problem="quadratic", regime="", why="", metric="mixture", x="round",
+                 configs=({"alpha": 1.0, "rho": 0.1, "E": 4, "C": 4.0},), n_seeds={"quick": 6, "standard": 10, "full": 40}),
+    MixtureBound(id="das.thm4/parameterised", theorem="das.thm4", title="", algorithm="dp_normfedavg",
+                 problem="quadratic", regime="", why="", metric="mixture", x="round", kind="norm",
+                 configs=({"alpha": 1.0, "rho": 0.1, "E": 4, "C": 4.0},), n_seeds={"quick": 6, "standard": 10, "full": 40}),
+    Lemmas(id="das.lemmas/deterministic", theorem="das.lem1", title="", algorithm="dp_fedavg_clip",
+           problem="quadratic", regime="", why="", metric="slack", x="round",
+           configs=({"eta": 0.02, "E": 5, "C": 5.0, "sigma": 0.5}, {"eta": 0.04, "E": 3, "C": 3.0, "sigma": 0.5}),
+           n_seeds={"quick": 3, "standard": 4, "full": 10}),
+    Lemmas(id="das.lemmas/deterministic-norm", theorem="das.lem1", title="", algorithm="dp_normfedavg",
+           problem="quadratic", regime="", why="", metric="slack", x="round", kind="norm",
+           configs=({"eta": 0.02, "E": 5, "C": 5.0, "sigma": 0.5},), n_seeds={"quick": 3, "standard": 4, "full": 10}),
+    Equivalence(id="das.equivalence/clip-norm", theorem="das.thm4", title="", algorithm="dp_normfedavg",
+                problem="quadratic", regime="", why="", metric="max_relative_difference", x="round",
+                n_seeds={"quick": 2, "standard": 3, "full": 5}),
+    Equivalence(id="das.equivalence/fedavg", theorem="das.thm2", title="", algorithm="dp_fedavg_clip",
+                problem="quadratic", regime="", why="", metric="max_relative_difference", x="round", mode="fedavg",
+                n_seeds={"quick": 1, "standard": 1, "full": 2}),
+    FedAvgFixedPoint(id="das.fedavg/fixed-point", theorem="das.eq8", title="", algorithm="fedavg",
+                     problem="quadratic", regime="", why="", metric="objective_gap", x="round",
+                     n_seeds={"quick": 1, "standard": 1, "full": 1}),
     ExactNoClip(
         id="das.eq8/exact-no-clip", theorem="das.eq8", title="Algorithm 1 without clipping: E f(w_k) - f* equals "
         "the exact linear-Gaussian recursion (two-sided)", algorithm="dp_fedavg_clip", problem="quadratic",
@@ -531,9 +873,9 @@ def _apply(variant: str) -> Any:
 
 _VARIANT_SPECS = (
     ("clip/noise-not-divided", "the server sums the clients' noise instead of dividing it by r",
-     ("das.eq8/exact-no-clip", "das.eq46/exact-drift-clip", "das.thm5/*")),
+     ("das.eq8/exact-no-clip", "das.eq46/exact-drift-clip", "das.thm5/*", "das.thm2/*")),
     ("norm/noise-not-divided", "DP-NormFedAvg sums the clients' noise instead of dividing it by r",
-     ("das.eq46/exact-drift-norm", "das.thm6/*", "das.fig1/*")),
+     ("das.eq46/exact-drift-norm", "das.thm6/*", "das.thm4/*", "das.fig1/*")),
     ("clip/server-step-ignored", "the server applies the local step eta instead of beta",
      ("das.eq8/exact-no-clip", "das.eq46/exact-drift-clip")),
     ("norm/server-step-ignored", "DP-NormFedAvg applies the local step eta instead of beta on the server",
