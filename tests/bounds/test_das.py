@@ -138,8 +138,8 @@ VIOLATIONS = [
     ("das.lem2.update", {"eta": 0.6}, 0),
     ("das.lem4", {"eta": 0.1}, 0),  # eta > 1/(2 L E) = 1/12
     ("das.lem4", {"tau": 4.0}, 2),  # tau > E
-    ("das.lem3", {"dg2": 0.01}, 0),
-    ("das.thm1", {"delta": 1.5}, 0),  # delta must be < 1  # ||grad difference||^2 > (eta L)^2 ||grad||^2 contradicts L-smoothness
+    ("das.lem3", {"dg2": 0.01}, 0),  # ||grad difference||^2 > (eta L)^2 ||grad||^2 contradicts L-smoothness
+    ("das.thm1", {"delta": 1.5}, 0),  # delta must be < 1
 ]
 
 
