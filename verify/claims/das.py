@@ -967,7 +967,7 @@ class FigureOne(Claim):
     instances: dict = field(
         default_factory=lambda: {"quick": dict(FIG_REDUCED), "standard": dict(FIG_REDUCED), "full": dict(FIG_PAPER)}
     )
-    rounds: dict = field(default_factory=lambda: {"quick": 120, "standard": 200, "full": 500})
+    rounds: dict = field(default_factory=lambda: {"quick": 80, "standard": 120, "full": 500})
     eta: float = 0.01
     E: int = 20
     noise: float = 1.0
