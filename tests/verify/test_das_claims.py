@@ -18,7 +18,7 @@ from fedrates.verify.claims import das
 from fedrates.verify.sweep import run_claims
 
 CLAIMS = {c.id: c for c in das.CLAIMS}
-CHEAP = sorted(cid for cid in CLAIMS if not cid.startswith(("das.fig1", "das.remark1")))
+CHEAP = sorted(cid for cid in CLAIMS if not cid.startswith(("das.fig1", "das.remark1", "das.erratum")))
 
 
 def _judge(claim, base_seed: int = 0) -> dict:
@@ -157,3 +157,17 @@ def test_exact_moments_match_an_independent_monte_carlo_of_the_recursion() -> No
 
 def test_fact3_holds_on_the_grid() -> None:
     assert das.fact3_min_slack() > -1e-12
+
+
+@pytest.mark.parametrize("base_seed", [0, 1])
+def test_poisson_step23_is_an_erratum_with_a_verified_prediction(base_seed: int) -> None:
+    v = _verdict("das.erratum/poisson-step23", base_seed)
+    assert v["verdict"] == "erratum", v["message"]
+    assert "pass: the mean matches the exact expectation" in v["message"]
+    # the exact second moment exceeds the proof's bound by a factor > 1 (printed)
+    assert v["constants"]["exact"] > 1.1 * v["constants"]["paper_bound"]
+
+
+def test_poisson_erratum_turns_into_fail_when_its_prediction_fails() -> None:
+    claim = CLAIMS["das.erratum/poisson-step23"].with_algorithm(das.broken("clip/divide-by-sample-size"))
+    assert _judge(claim)["verdict"] == "fail"
