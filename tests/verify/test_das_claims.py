@@ -171,3 +171,12 @@ def test_poisson_step23_is_an_erratum_with_a_verified_prediction(base_seed: int)
 def test_poisson_erratum_turns_into_fail_when_its_prediction_fails() -> None:
     claim = CLAIMS["das.erratum/poisson-step23"].with_algorithm(das.broken("clip/divide-by-sample-size"))
     assert _judge(claim)["verdict"] == "fail"
+
+
+def test_figure1_renders_one_panel_per_setting() -> None:
+    result = run_claims([FIG_LIGHT], "quick", None, base_seed=0)
+    records = result.records[FIG_LIGHT.id]
+    fig = das.figure1(records, {"clip_threshold_note": "threshold note"})
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(visible) == 2
+    assert all(len(ax.get_lines()) >= 2 for ax in visible)
