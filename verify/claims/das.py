@@ -1076,15 +1076,18 @@ class FigureOne(Claim):
         )
         worst = checks.CheckResult(
             worst.verdict,
-            f"mean f(w_k) - f* over the last {self.tail:.0%} of {K} rounds: " + "; ".join(lines),
+            f"mean f(w_k) - f* over rounds {start}..{K} ({len(seeds)} seeds, paired): " + "; ".join(lines),
             "norm < clip (C = 50, 100), norm <= clip (C = 40)",
             worst.tolerance,
-            " | ".join(lines) + ". " + note,
+            " | ".join(lines) + f" ({len(seeds)} seeds). " + note,
         )
+        inst = instance({k: v for k, v in self.instances[profile].items()})
         return self.verdict(
             worst,
             conditions=[],
             seeds=seeds,
+            reference_gap=inst.reference_gap,
+            smallest_measured=min(min(m.values()) for m in means.values()),
             constants={"clip_threshold_paper": thr["paper"], "clip_threshold_run": thr["run"], "C_scale": scale},
             statement=self.title,
             extra={"means": means, "clip_threshold_note": note},
