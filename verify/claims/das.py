@@ -222,7 +222,7 @@ def _records(
     for metric, arr in values.items():
         arr = np.atleast_2d(np.asarray(arr, dtype=float))
         S, P = arr.shape
-        idx = np.arange(P) if index is None else np.asarray(index)
+        idx = np.arange(1, P + 1) if index is None else np.asarray(index)  # 1-based: figures use log axes
         df = pd.DataFrame(
             {
                 "seed": np.repeat(seeds, P),
@@ -1340,7 +1340,7 @@ CLAIMS: tuple[Claim, ...] = (
             "<= 200, x <= 1/(4m)."
         ),
         why="deterministic lemmas of App. F: any violation is a bug or a paper error",
-        metric="slack",
+        metric="slack_lem1",
         x="round",
         configs=({"eta": 0.02, "E": 5, "C": 5.0, "sigma": 0.5}, {"eta": 0.04, "E": 3, "C": 3.0, "sigma": 0.5}),
         n_seeds={"quick": 3, "standard": 4, "full": 10},
@@ -1356,7 +1356,7 @@ CLAIMS: tuple[Claim, ...] = (
         problem="quadratic",
         regime="As das.lemmas/deterministic with normalised updates.",
         why="deterministic lemmas along Algorithm 2's run",
-        metric="slack",
+        metric="slack_lem1",
         x="round",
         kind="norm",
         configs=({"eta": 0.02, "E": 5, "C": 5.0, "sigma": 0.5},),
