@@ -1474,8 +1474,9 @@ CLAIMS: tuple[Claim, ...] = (
 
 
 # ---- broken variants (plausible wrong implementations the claims must fail) ----------------------------------------
-#: first noise draw of each run of the noise-reusing variant
-_REUSED: dict[int, np.ndarray] = {}
+#: first noise draw of each run of the noise-reusing variant, keyed by the id of the run's noise-stream list (the
+#: list is kept alive with the draw, so its id cannot be reused by a later run)
+_REUSED: dict[int, tuple[list, np.ndarray]] = {}
 
 
 @cache
@@ -1511,10 +1512,10 @@ def _broken_classes() -> dict[str, type]:
             """Draws the privacy noise once and reuses the same vectors every round."""
 
             def draw_noise(self, state, shape):
-                key = id(state["noise_rngs"])  # the run's noise streams: one list object per run
-                if key not in _REUSED:
-                    _REUSED[key] = super().draw_noise(state, shape)
-                return _REUSED[key]
+                streams = state["noise_rngs"]  # one list object per run
+                if id(streams) not in _REUSED:
+                    _REUSED[id(streams)] = (streams, super().draw_noise(state, shape))
+                return _REUSED[id(streams)][1]
 
         return NoiseReused
 
