@@ -153,7 +153,7 @@ def test_calibration_matches_eq5_and_the_q_free_identity() -> None:
     eps, delta, q, K, C, n, d = 5.0, 1e-6, 1.0, 500, 40.0, 100, 200
     sigma = dp_sigma(eps, delta, q, K, C, n)
     assert sigma == pytest.approx(math.sqrt(q * K * math.log(1 / delta) * C**2 / (n**2 * eps**2)), rel=1e-14)
-    assert sigma / C == pytest.approx(0.166226, abs=1e-6)  # digest's value at q = 1 (§1.2)
+    assert sigma / C == pytest.approx(0.166226, abs=1e-6)  # sqrt(500 log(1e6))/(100·5) at q = 1
     rho = dp_rho(eps, delta, q, d, n)
     assert rho == pytest.approx(0.1051304, abs=1e-7)
     assert d * sigma**2 == pytest.approx(K * C**2 * rho**2, rel=1e-12)  # d sigma^2 = K C^2 rho^2

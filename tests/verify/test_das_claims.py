@@ -126,7 +126,7 @@ def test_conditions_not_met_is_never_a_pass() -> None:
 
 def test_per_client_inequality_fails_outside_the_tight_regime() -> None:
     # negative control of the C-hat condition: with C-hat far below 4 sqrt(L max Delta*) the clipped-client case of
-    # (44), A_i <= -3 eta C ||u||/(8LE), fails for some client (digest C7), so the condition is not decorative
+    # (44), A_i <= -3 eta C ||u||/(8LE), fails for some client, so the condition is not decorative
     inst = das.instance({**das.TIGHT, "spread": 3.0})
     eta, E, C = 0.02, 5, 0.5
     assert C / E < 4 * np.sqrt(inst.L * inst.Delta.max())

@@ -8,7 +8,7 @@ of the algorithm's code, from the closed form of E local GD steps on a quadratic
 
     u_i(w) = P_i (w − c_i),   P_i = Σ_{τ<E} Q_i(I − ηQ_i)^τ = V_i diag((1 − (1 − ηλ)^E)/η) V_iᵀ.
 
-Claims (regimes in each claim's text; paper = Das et al.; digest = the reading notes, which the paper overrides):
+Claims (the regime of each is in its text):
 
 * ``das.eq8/exact-no-clip``     — no clipping (C above every update norm, checked): the iterates are a linear-Gaussian
   recursion, m_{k+1} = m_k − β((1/n)Σ_i P_i(m_k − c_i)), Σ_{k+1} = MΣ_kMᵀ + β²σ²I, so E f(w_k) − f* =
@@ -17,13 +17,12 @@ Claims (regimes in each claim's text; paper = Das et al.; digest = the reading n
 * ``das.eq46/exact-drift-clip``, ``das.eq46/exact-drift-norm`` — one-round drift with clipping (normalisation)
   active: E[‖w_{k+1} − w*‖² | w_k] = ‖w_k − βḡ_k − w*‖² + β²dσ² exactly (ḡ_k recomputed from w_k); the ratio of the
   realised to the exact conditional value has expectation exactly 1 (a martingale identity), checked two-sided;
-* ``das.eq46/bound-clip`` — eq. (46) itself: the exact conditional expectation is ≤ its right-hand side at every
-  visited w_k (tight regime, deterministic), with measured/bound reported;
 * ``das.thm5/any-eta``, ``das.thm6/any-eta`` — Theorems 5/6 (eq. 47 and its normalised analogue) with γ = ηĈLEKρ
   and the q-free ρ = √d σ/(C√K), Monte-Carlo with a one-sided t test; ``das.thm2/parameterised``,
   ``das.thm4/parameterised`` — the same at Theorems 2/4's η = ρ/(2αL), K = ⌈2αγ/(ĈEρ²)⌉, γ = LR;
-* ``das.lemmas/deterministic`` — Lemmas 1–4, eq. (65) and the per-client drift inequality (44) at every client and
-  round of a run, measured on the algorithm's own client updates u_k^(i); Fact 3 on a grid;
+* ``das.lemmas/deterministic`` (``-norm``) — Lemmas 1–4, eq. (65) and the per-client drift inequality (44) (for
+  normalisation (83)) at every client and round of a run, measured on the algorithm's own client updates u_k^(i);
+  Fact 3 on a grid;
 * ``das.equivalence/clip-norm`` (C ≤ min‖u‖: Algorithms 1 and 2 identical on identical noise) and
   ``das.equivalence/fedavg`` (σ = 0, C ≥ max‖u‖: Algorithm 1 = FedAvg);
 * ``das.fedavg/fixed-point`` — noise-free FedAvg (Algorithm 3) converges to w_FA = (Σ_iP_i)⁻¹Σ_iP_ic_i, not to w*:
@@ -36,6 +35,11 @@ Claims (regimes in each claim's text; paper = Das et al.; digest = the reading n
 * ``das.erratum/poisson-step23`` — under the paper's Poisson sampling, step (23)'s bound
   E‖(1/r)Σ_{i∈S_k}g_i‖² ≤ (1/n)Σ_i‖g_i‖² fails; the exact value (1/n²)‖Σg_i‖² + ((1 − r/n)/(rn))Σ‖g_i‖² is checked
   two-sided on the algorithm's aggregates (verdict ``erratum``).
+
+``VARIANTS`` lists the broken implementations each claim must fail; :func:`figure1` draws Figure 1 panel by panel
+from the records of ``das.fig1/reproduction``.  Readings of the paper used throughout: σ is the std of
+the server-averaged noise (Alg. 1 line 10–12), u is the per-unit-step update (line 9), and the random output is
+uniform on {w_0, …, w_{K−1}} (line 13, read after the loop).
 """
 
 from __future__ import annotations
