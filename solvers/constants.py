@@ -547,3 +547,73 @@ def separation_constants(problem: Problem) -> dict[str, float]:
 
     consts = split(problem).constants()
     return {name: float(consts[name]) for name in SEPARATION_DEFINITIONS}
+# ---- differential privacy calibration (Das, Hashemi, Sanghavi, Dhillon, seed 003) ---------------------------------
+def _dp_positive(name: str, value: Any, what: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}={value!r} is not a number; expected {what}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise InputError(f"{name}={value!r} is out of range; expected {what}")
+    return v
+
+
+def _dp_delta(delta: Any) -> float:
+    try:
+        v = float(delta)
+    except (TypeError, ValueError):
+        raise InputError(f"delta={delta!r} is not a number; expected 0 < delta < 1") from None
+    if not (0.0 < v < 1.0):
+        raise InputError(f"delta={delta!r} is out of range; expected 0 < delta < 1")
+    return v
+
+
+def dp_sigma(eps: float, delta: float, q: float, rounds: int, clip: float, clients: int) -> float:
+    """Std σ of the server-averaged privacy noise of Das et al.'s Theorem 1 (eq. 5):
+
+        σ² = q K C² log(1/δ) / (n² ε²),
+
+    with K rounds, clipping threshold (normalisation scale) C, n clients and the paper's absolute constant q > 0 of
+    the moments accountant (the paper never gives its value).  Each client adds N(0, rσ²I), so the average over r
+    clients is N(0, σ²I); σ² does not depend on r (subsampling amplification is built into eq. 5)."""
+    eps = _dp_positive("eps", eps, "eps > 0")
+    delta = _dp_delta(delta)
+    q = _dp_positive("q", q, "q > 0 (the absolute constant of eq. 5)")
+    K = _dp_positive("rounds", rounds, "rounds K >= 1")
+    C = _dp_positive("clip", clip, "clip C > 0")
+    n = _dp_positive("clients", clients, "clients n >= 1")
+    return math.sqrt(q * K * math.log(1.0 / delta)) * C / (n * eps)
+
+
+def dp_rho(eps: float, delta: float, q: float, dim: int, clients: int) -> float:
+    """ρ = sqrt(q d log(1/δ)) / (n ε) (Das et al., Definition 5, eq. 3)."""
+    eps = _dp_positive("eps", eps, "eps > 0")
+    delta = _dp_delta(delta)
+    q = _dp_positive("q", q, "q > 0 (the absolute constant of eq. 5)")
+    d = _dp_positive("dim", dim, "dim d >= 1")
+    n = _dp_positive("clients", clients, "clients n >= 1")
+    return math.sqrt(q * d * math.log(1.0 / delta)) / (n * eps)
+
+
+def dp_rho_effective(sigma: float, clip: float, rounds: int, dim: int) -> float:
+    """The q-free ρ of a run with averaged-noise std σ: ρ = sqrt(d) σ / (C sqrt(K)), from d σ² = K C² ρ²."""
+    if not (isinstance(sigma, (int, float, np.floating, np.integer)) and math.isfinite(float(sigma))
+            and float(sigma) >= 0):
+        raise InputError(f"sigma={sigma!r} is out of range; expected sigma >= 0")
+    C = _dp_positive("clip", clip, "clip C > 0")
+    K = _dp_positive("rounds", rounds, "rounds K >= 1")
+    d = _dp_positive("dim", dim, "dim d >= 1")
+    return math.sqrt(d) * float(sigma) / (C * math.sqrt(K))
+
+
+def dp_noise_multiplier(sigma: float, clip: float, rate: float, clients: int) -> float:
+    """Noise multiplier z = (std of the summed noise)/(sensitivity C) = r σ / C with r = rate·n expected
+    participants (rate = r/n ∈ (0, 1]); with σ from eq. (5), z = (r/n) sqrt(q K log(1/δ))/ε."""
+    C = _dp_positive("clip", clip, "clip C > 0")
+    rate = _dp_positive("rate", rate, "participation rate r/n in (0, 1]")
+    if rate > 1:
+        raise InputError(f"rate={rate!r} is out of range; expected participation rate r/n in (0, 1]")
+    n = _dp_positive("clients", clients, "clients n >= 1")
+    if not math.isfinite(float(sigma)) or float(sigma) < 0:
+        raise InputError(f"sigma={sigma!r} is out of range; expected sigma >= 0")
+    return rate * n * float(sigma) / C

@@ -41,6 +41,7 @@ H_clip, P_unc, H_norm = sym("H_clip"), sym("P_unc"), sym("H_norm")
 D_k, M_k, H_k = sym("D_k"), sym("M_k"), sym("H_k")
 SG, Delta_i, tau, gap_i = sym("SG"), sym("Delta_i"), sym("tau"), sym("gap_i")
 g2, dg2, g0 = sym("g2"), sym("dg2"), sym("g0")
+C, sigma, eps, delta, q, d = sym("C"), sym("sigma"), sym("eps"), sym("delta"), sym("q"), sym("d")
 
 MEANING = {
     "L": "smoothness constant bounding every client (max_i L_i, not the smoothness of f)",
@@ -72,6 +73,12 @@ MEANING = {
     "g2": "||grad f_i(w_{k,tau}^(i))||^2 at local step tau",
     "dg2": "||grad f_i(w_{k,tau+1}^(i)) - grad f_i(w_{k,tau}^(i))||^2",
     "g0": "||grad f_i(w_k)|| at the round's start point",
+    "C": "clipping threshold (normalisation scale) C on u = (w_k - w_{k,E})/eta",
+    "sigma": "std of the server-averaged privacy noise (each client adds N(0, r sigma^2 I))",
+    "eps": "privacy parameter epsilon > 0 of (epsilon, delta)-DP",
+    "delta": "privacy parameter 0 < delta < 1 of (epsilon, delta)-DP",
+    "q": "absolute constant of the moments accountant in eq. (5) (never given a value by the paper)",
+    "d": "dim",
 }
 
 ALGO_CLIP = ("dp_fedavg_clip",)
@@ -624,5 +631,47 @@ THEOREMS: tuple[Theorem, ...] = (
             ),
         ),
         equation="Lemma 4, App. F (101)-(103)",
+    ),
+)
+
+THM1_RATIO = sigma * n * eps / (C * sp.sqrt(q * K * sp.log(1 / delta)))
+
+THEOREMS = THEOREMS + (
+    Theorem(
+        id="das.thm1",
+        paper=PAPER,
+        label="Theorem 1",
+        title="Privacy of Algorithms 1/2: (eps, delta)-DP with sigma^2 = q K C^2 log(1/delta)/(n^2 eps^2)",
+        statement=r"\text{Algorithm 1 (and 2) is }(\epsilon,\delta)\text{-DP for }0<\epsilon<\mathcal{O}"
+        r"(r^2K/n^2)\text{ when }\sigma^2=\frac{qKC^2\log(1/\delta)}{n^2\epsilon^2};\ "
+        r"\text{rhs}=\sigma n\epsilon/(C\sqrt{qK\log(1/\delta)})\ge1",
+        algorithms=ALGO_CLIP + ALGO_NORM,
+        lhs="required_noise_ratio_one",
+        rhs=THM1_RATIO,
+        kind="explicit",
+        probability="deterministic",
+        conditions=(sp.Lt(delta, 1),),
+        assumptions=("moments accountant [Abadi et al. 2016, Thm 1] with sampling ratio r/n and K steps",
+                     "L2 sensitivity of one client's message: C (clip: ||g|| <= C; norm: ||g|| = C)"),
+        symbols=_symbols("sigma", "n", "eps", "C", "q", "K", "delta"),
+        notes=(
+            Note(
+                "Eq. (5) is an equality defining sigma; the guarantee holds for any larger sigma, so the catalogue "
+                "states it as the ratio sigma/sigma_(5) = sigma n eps/(C sqrt(q K log(1/delta))), which must be "
+                ">= 1 (solve rhs = 1 for sigma to calibrate: fedrates explore das.thm1 --set ... --solve sigma "
+                "--target 1). The range condition 0 < eps < O(r^2 K/n^2) hides its constant and is not checked.",
+                "Numerically: fedrates.solvers.constants.dp_sigma(eps, delta, q, K, C, n).",
+                "clarification",
+            ),
+            Note(
+                "q-free identity: with rho of eq. (3), d sigma^2 = K C^2 rho^2 exactly, so every bound's noise term "
+                "eta E K C-hat^2 rho^2 equals eta d sigma^2/E for the sigma actually simulated.",
+                "Claims use rho = sqrt(d) sigma/(C sqrt(K)) (fedrates.solvers.constants.dp_rho_effective).",
+                "clarification",
+            ),
+            Q_CONST,
+            NOISE,
+        ),
+        equation="Theorem 1, eq. (5) (from Abadi et al. 2016, Theorem 1)",
     ),
 )

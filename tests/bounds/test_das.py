@@ -6,6 +6,8 @@ ids), never taken from the catalogue's sympy expressions.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import sympy as sp
 
@@ -17,7 +19,7 @@ P = {
     "L": 2.0, "E": 3.0, "K": 500.0, "n": 50.0, "r": 50.0, "eta": 0.01, "Chat": 10.0, "rho": 0.1, "gamma": 1.5,
     "alpha": 2.0, "R": 1.3, "Dmax": 0.5, "Dbar": 0.3, "H_clip": 0.2, "P_unc": 0.7, "H_norm": 0.4, "G": 3.0,
     "lam": 0.8, "D_k": 2.5, "M_k": 0.9, "H_k": 0.25, "SG": 4.0, "Delta_i": 0.35, "tau": 2.0, "gap_i": 0.6,
-    "g2": 1.7, "dg2": 3e-4, "g0": 1.1,
+    "g2": 1.7, "dg2": 3e-4, "g0": 1.1, "C": 30.0, "sigma": 0.4, "eps": 5.0, "delta": 1e-6, "q": 1.0, "d": 20.0,
 }  # fmt: skip
 
 
@@ -107,6 +109,9 @@ EXPECTED = {
     "das.lem2.update": lambda p: 2 * p["L"] * p["E"] ** 2 * p["gap_i"],
     "das.lem3": lambda p: p["g2"] - (2 / (p["eta"] * p["L"]) - 1) * p["dg2"],
     "das.lem4": lambda p: 2 * p["eta"] * p["tau"] * p["g0"],
+    # Theorem 1 / eq. (5) as the ratio sigma / sigma_(5), sigma_(5) = sqrt(q K log(1/delta)) C/(n eps)
+    "das.thm1": lambda p: p["sigma"] / (math.sqrt(p["q"] * p["K"] * math.log(1 / p["delta"])) * p["C"]
+                                        / (p["n"] * p["eps"])),
 }
 
 # (theorem, parameter changes that violate it, index of the condition that must be False)
@@ -134,6 +139,7 @@ VIOLATIONS = [
     ("das.lem4", {"eta": 0.1}, 0),  # eta > 1/(2 L E) = 1/12
     ("das.lem4", {"tau": 4.0}, 2),  # tau > E
     ("das.lem3", {"dg2": 0.01}, 0),  # ||grad difference||^2 > (eta L)^2 ||grad||^2 contradicts L-smoothness
+    ("das.thm1", {"delta": 1.5}, 0),  # delta must be < 1
 ]
 
 
