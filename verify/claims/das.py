@@ -1652,7 +1652,7 @@ def _variants() -> tuple:
 
     return tuple(
         BrokenVariant(
-            id=f"dp_{vid}" if not vid.startswith("fedavg") else vid,
+            id=f"dp_{vid}" if not vid.startswith("fedavg") else f"{vid}-vs-dp",
             target="algorithm",
             bug=bug,
             claims=claims,
