@@ -23,7 +23,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
-from fedrates.reports import figures
+from fedrates.reports import figures, paper_figures
 
 __all__ = ["VERDICTS", "build_context", "render_html", "render_html_string"]
 
@@ -145,6 +145,13 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame) -
             svg = Markup(figures.to_svg(figures.claim_figure(rows, verdict), id_prefix=f"c{index}-"))
         except ValueError as exc:
             note = f"Figure unavailable: {exc}"
+    paper_svg: Markup | None = None
+    draw_paper = paper_figures.PAPER_FIGURES.get(claim)
+    if draw_paper is not None and not rows.empty:
+        try:  # the figure as the paper lays it out, beside the generic one
+            paper_svg = Markup(figures.to_svg(draw_paper(records, verdict), id_prefix=f"p{index}-"))
+        except (ValueError, KeyError, IndexError) as exc:
+            note = f"{note} Paper figure unavailable: {exc}".strip()
     constants = verdict.get("constants") or {}
     ratio = verdict.get("bound_ratio")
     return {
@@ -179,6 +186,7 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame) -
             _fmt(verdict["calibrated_constant"]) if verdict.get("calibrated_constant") is not None else ""
         ),
         "svg": svg,
+        "paper_svg": paper_svg,
         "figure_note": note,
     }
 

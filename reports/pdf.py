@@ -22,7 +22,7 @@ import pandas as pd
 from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
 
-from fedrates.reports import figures
+from fedrates.reports import figures, paper_figures
 from fedrates.reports.html import VERDICTS, _fmt, _paper, _run_text, _umask_mode
 
 __all__ = ["render_pdf", "PAGE_SIZE"]
@@ -143,6 +143,20 @@ def _claim_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
     return fig
 
 
+def _paper_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure | None:
+    """The claim's figure as the paper lays it out (:mod:`fedrates.reports.paper_figures`), on a page of its own."""
+    claim = str(verdict.get("claim", ""))
+    draw = paper_figures.PAPER_FIGURES.get(claim)
+    if draw is None or "claim" not in records.columns or claim not in set(records["claim"]):
+        return None
+    try:
+        fig = draw(records, verdict)
+    except (ValueError, KeyError, IndexError):
+        return None
+    fig.set_size_inches(*PAGE_SIZE)
+    return fig
+
+
 def render_pdf(
     records: pd.DataFrame,
     verdicts: Sequence[Mapping[str, Any]],
@@ -175,6 +189,10 @@ def render_pdf(
                     fig = _claim_page(records, verdict)
                     pdf.savefig(fig)
                     fig.clear()
+                    paper = _paper_page(records, verdict)
+                    if paper is not None:
+                        pdf.savefig(paper)
+                        paper.clear()
         os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:

@@ -1666,36 +1666,8 @@ VARIANTS = _variants()
 
 
 def figure1(records: pd.DataFrame, verdict: dict) -> Any:
-    """Figure 1 as the paper lays it out, from the records of ``das.fig1/reproduction`` (or ``das.remark1/*``):
-    one panel per (C, initialisation), f(w_k) − f* against k on a log axis, the seed-mean of clipping and of
-    normalisation (faint lines: seeds), and the clip-threshold note under the panels.  Returns a
-    :class:`matplotlib.figure.Figure` (no pyplot state); the report renders the generic claim figure unless it is
-    wired to this function."""
-    from matplotlib.figure import Figure
+    """Figure 1 as the paper lays it out (see :func:`fedrates.reports.paper_figures.das_figure1`, which the report
+    uses for ``das.fig1/reproduction``); returns a :class:`matplotlib.figure.Figure`."""
+    from fedrates.reports.paper_figures import das_figure1
 
-    sub = records[records["metric"] == "objective_gap"]
-    panels = sorted({int(p) // 2 for p in sub["point"].unique()})
-    cols = max(1, (len(panels) + 1) // 2)
-    fig = Figure(figsize=(3.2 * cols, 5.6), layout="constrained")
-    axes = fig.subplots(2 if len(panels) > 1 else 1, cols, squeeze=False).reshape(-1)
-    for ax, j in zip(axes, panels, strict=False):
-        for a, (name, color) in enumerate((("clip", "tab:red"), ("norm", "tab:blue"))):
-            part = sub[sub["point"] == 2 * j + a]
-            table = part.pivot_table(index="round", columns="seed", values="value", aggfunc="last").sort_index()
-            k = table.index.to_numpy(dtype=float)
-            for col in table.columns:
-                ax.plot(k, table[col].to_numpy(dtype=float), color=color, alpha=0.15, linewidth=0.6)
-            ax.plot(k, table.mean(axis=1).to_numpy(dtype=float), color=color, linewidth=1.8, label=name)
-        params = json.loads(sub[sub["point"] == 2 * j]["params"].iloc[0])
-        ax.set_title(f"C = {params['C_paper']:g} (run {params['C']:.3g}), {params['init']}", fontsize=9)
-        ax.set_yscale("log")
-        ax.set_xlabel("round k")
-        ax.set_ylabel("f(w_k) - f*")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-    for ax in axes[len(panels):]:
-        ax.set_visible(False)
-    note = str(verdict.get("clip_threshold_note", ""))
-    if note:
-        fig.suptitle(note.replace("$", r"\$"), fontsize=7, wrap=True)
-    return fig
+    return das_figure1(records, verdict)
