@@ -1452,7 +1452,7 @@ CLAIMS: tuple[Claim, ...] = (
             {"eta": 0.1, "beta": 0.05, "E": 4, "sigma": 0.3, "C": 4.0},
         ),
         kind="clip",
-        n_seeds={"quick": 16, "standard": 32, "full": 100},
+        n_seeds={"quick": 48, "standard": 64, "full": 160},
     ),
     ExactDrift(
         id="das.eq46/exact-drift-norm",
@@ -1472,7 +1472,7 @@ CLAIMS: tuple[Claim, ...] = (
             {"eta": 0.1, "beta": 0.05, "E": 4, "sigma": 0.3, "C": 4.0},
         ),
         kind="norm",
-        n_seeds={"quick": 16, "standard": 32, "full": 100},
+        n_seeds={"quick": 48, "standard": 64, "full": 160},
     ),
 )
 
