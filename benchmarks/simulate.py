@@ -8,7 +8,7 @@ Client-steps per second = replicas × participating clients × local steps / wal
    bound measured in the same run: the rate of a compiled loop that only *reads* what a step must read (B randomly
    sampled rows and the client's iterate, (B + 1)·d float64) and nothing else; target ≥ 80% of it.  The numpy backend
    (``FEDRATES_KERNELS=numpy``) is timed beside the numba kernels;
-3. the seed-000 Figure 1 setting (bao-lasso, 10 of 64 clients per round, 10 local steps, batch 10, metrics every
+3. the Bao et al. Figure 1 setting (bao-lasso, 10 of 64 clients per round, 10 local steps, batch 10, metrics every
    round) for every registered algorithm among fedmid, fedda, fast_fedda, c_fedda, mc_fedda; target ≤ 15 s in
    total for 2000 rounds (``--rounds-fig1 N`` scales the total to 2000 rounds linearly and says so);
 4. kernel start-up: the first kernel call in a fresh process (compiled code loaded from the on-disk cache).

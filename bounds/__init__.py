@@ -1,1 +1,1 @@
-"""fedrates bounds: the theorems of the seed papers as symbolic objects, and their analysis."""
+"""fedrates bounds: the theorems of five federated-optimization papers as symbolic objects, and their analysis."""

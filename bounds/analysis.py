@@ -9,7 +9,7 @@
   term of the rhs is the largest.
 * :func:`solve_for` -- the positive roots of rhs(x) = target in a range, each verified by substitution (a bounded
   numeric search: log-grid scan, ``brentq`` on every sign change, refinement of near-tangent minima).
-* :func:`communication` -- Remark 2.1 of seed 000: the largest number of local steps E keeping the
+* :func:`communication` -- Remark 2.1 of Bao et al.: the largest number of local steps E keeping the
   communication terms below the term that dominates as T -> oo, and the resulting number of rounds T/E.
 * :func:`to_latex` -- the statement ``lhs <= rhs`` (or ``\\lesssim``) with its conditions.
 
@@ -732,7 +732,7 @@ class Communication:
 def communication(obj: ExprOrTheorem, local_steps: str = "E", iterations: str = "T",
                   clients: str | None = "K") -> Communication:
     """The largest local-steps value keeping each communication term below the leading term in the iteration
-    count, and the resulting number of rounds (seed 000, Remark 2.1: E_max = sqrt(sigma^2 mu T/(L K
+    count, and the resulting number of rounds (Bao et al., Remark 2.1: E_max = sqrt(sigma^2 mu T/(L K
     (H + Lam rho)^2)) and T/E_max = O(sqrt(T K)))."""
     expr = _rhs(obj)
     e = symbol(obj, local_steps)

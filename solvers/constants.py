@@ -526,7 +526,7 @@ def _variance(problem: Problem, batch: int, replace: bool, rho: float | None, la
     return upper, None
 
 
-# ---- seed 001 (Bylinkin et al.): two-group federations h = f + g with a server h_1 = f_1 + g_1 ------------------
+# ---- Bylinkin et al.: two-group federations h = f + g with a server h_1 = f_1 + g_1 ------------------
 #: constants of a ``separation`` problem (group means f, g; server f_1, g_1), see :func:`separation_constants`
 SEPARATION_DEFINITIONS: dict[str, Definition] = {
     "mu": Definition("λ_min(A_f + A_g)", "Bylinkin et al. Assumption 1 (h μ-strongly convex)"),
@@ -547,7 +547,7 @@ def separation_constants(problem: Problem) -> dict[str, float]:
 
     consts = split(problem).constants()
     return {name: float(consts[name]) for name in SEPARATION_DEFINITIONS}
-# ---- differential privacy calibration (Das, Hashemi, Sanghavi, Dhillon, seed 003) ---------------------------------
+# ---- differential privacy calibration (Das, Hashemi, Sanghavi, Dhillon) ---------------------------------
 def _dp_positive(name: str, value: Any, what: str) -> float:
     try:
         v = float(value)

@@ -1,4 +1,4 @@
-"""The complexity-separation picture of seed 001 (Bylinkin et al.), drawn from verification records.
+"""The complexity-separation picture of Bylinkin et al., drawn from verification records.
 
 Left: rounds with M_f to reach Ψ_K ≤ εΨ_0 against δ_g (δ_f, μ fixed) for C-AccExtragradient (flat: the separation)
 and for the AEG baseline (exponent ½ in (δ_f + δ_g)/μ).  Right: C-AccExtragradient's rounds with M_f against δ_f/μ

@@ -1,7 +1,7 @@
 """Exact first and second moments of linear federated methods on quadratic federations.
 
 On a quadratic federation f_k(w) = ½wᵀQ_kw − b_kᵀw (+ const) with full participation and no prox (zero penalty, no
-ball, or constraints that never bind), every method of seed 000 without a nonlinear prox is a *random affine
+ball, or constraints that never bind), every method of Bao et al. without a nonlinear prox is a *random affine
 recursion*: one local step maps the client's homogeneous state u = (state, 1) to
 
     u' = F u + G g,   g = H_ξ (C u) − h_ξ (+ ζ),

@@ -40,7 +40,7 @@ Sobol points it shares with the smaller run, since a Sobol sequence of a given s
 and is refused until a target provides one.  A deterministic theorem is run with one seed (its target must use
 exact gradients).
 
-**Adding a target** (seeds 001–004): write ``build(x) -> Instance`` that maps a point of the search box (a dict of
+**Adding a target** (Bylinkin et al.–004): write ``build(x) -> Instance`` that maps a point of the search box (a dict of
 parameter values) to a problem, the algorithm with its hyperparameters, the number of rounds and the theorem's
 symbol values on the instance's exact constants, and register a :class:`Target` with ``register(Target(theorem=...,
 algorithm=..., family=..., space=(Dim(...), ...), build=...))`` in this module's registry (append to

@@ -50,7 +50,7 @@ LOOSE_RATIO = 1e3
 
 #: Exact expectations (``exact_expectation``): the Monte-Carlo mean over seeds must lie within the two-sided
 #: confidence interval around the exactly computed expectation, at this *family-wise* confidence over all points of
-#: the check (Bonferroni). 0.9999 keeps the false-fail rate of a correct implementation at ≤ 1e-4 per claim: seed 000
+#: the check (Bonferroni). 0.9999 keeps the false-fail rate of a correct implementation at ≤ 1e-4 per claim: Bao et al.
 #: alone has 7 exact-expectation claims, so a correct run passes all of them for 10 base seeds with probability
 #: ≥ 1 − 70·1e-4 ≈ 99.3% (0.999 would give only ≈ 93%). The price is a 15% wider band (z ≈ 4.1 instead of 3.6 for
 #: three points), which the resolution requirement below keeps from hiding a 10% error.

@@ -1,7 +1,8 @@
-"""The catalogue of theorems, one module per seed paper.
+"""The catalogue of theorems, one module per paper.
 
-Each module ``fedrates.bounds.catalog.<paper>`` defines ``THEOREMS: tuple[Theorem, ...]``.  Papers: ``bao`` (seed 000),
-``bylinkin`` (001), ``dinh`` (002), ``das`` (003), ``buttaci`` (004).
+Each module ``fedrates.bounds.catalog.<paper>`` defines ``THEOREMS: tuple[Theorem, ...]``.  Papers: ``bao`` (Bao et
+al.), ``bylinkin`` (Bylinkin et al.), ``dinh`` (Dinh et al.), ``das`` (Das et al.), ``buttaci`` (Buttaci &
+Calafiore); full citations in :mod:`fedrates.papers`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 000: Bao, Crawshaw, Luo, Liu, "Fast Composite Optimization and Statistical Recovery in Federated
+"""Bao, Crawshaw, Luo, Liu, "Fast Composite Optimization and Statistical Recovery in Federated
 Learning" (ICML 2022) -- Fast-FedDA, C-FedDA, MC-FedDA.
 
 Every result of the paper that bounds an error, a drift, a rate or a complexity, in the paper's letters.  The

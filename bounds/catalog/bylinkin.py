@@ -1,4 +1,4 @@
-"""Bylinkin et al., *Accelerated Methods with Complexity Separation Under Data Similarity* (seed 001).
+"""Bylinkin et al., *Accelerated Methods with Complexity Separation Under Data Similarity*.
 
 Problem (2): ``min_x h(x) = f(x) + g(x)``; the server holds ``h_1 = f_1 + g_1``, ``f_1`` is delta_f-related to ``f``
 and ``g_1`` is delta_g-related to ``g`` (Hessian similarity, Definition 1), ``h`` is mu-strongly convex and

@@ -1,4 +1,4 @@
-"""Dinh et al., *Federated Learning with Proximal Stochastic Variance Reduced Gradient Algorithms* (seed 002).
+"""Dinh et al., *Federated Learning with Proximal Stochastic Variance Reduced Gradient Algorithms*.
 
 Problem (2): ``min_w Fbar(w) = sum_n (D_n/D) F_n(w)``, smooth and possibly non-convex.  FedProxVR: in round ``s``
 every device runs ``tau`` proximal SARAH (8a) or SVRG (8b) steps with step ``eta = 1/(beta L)`` on

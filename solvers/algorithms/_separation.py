@@ -1,4 +1,4 @@
-"""Shared machinery of the complexity-separation methods (Bylinkin et al., seed 001).
+"""Shared machinery of the complexity-separation methods (Bylinkin et al.).
 
 * Problems: the ``separation`` family (:mod:`fedrates.solvers.problems.separation`); the methods work on the group
   means f, g and the server's f_1, g_1 (:func:`~fedrates.solvers.problems.separation.split`), vectorized over

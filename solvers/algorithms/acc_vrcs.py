@@ -1,4 +1,4 @@
-"""AccVRCS (Bylinkin et al., seed 001: Algorithm 3 of the intended numbering; Theorems 3 and 7).
+"""AccVRCS (Bylinkin et al.: Algorithm 3 of the intended numbering; Theorems 3 and 7).
 
 Iteration k (tuning (24)):
 

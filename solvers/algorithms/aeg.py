@@ -1,5 +1,5 @@
 """Accelerated Extragradient (Kovalev, Beznosikov, Borodich, Gasnikov, Scutari 2022): the baseline of
-Bylinkin et al. (seed 001, §7.1 and §8), on the two-group problem h = f + g with server h_1 = f_1 + g_1.
+Bylinkin et al. (§7.1 and §8), on the two-group problem h = f + g with server h_1 = f_1 + g_1.
 
 Iteration k, with δ = δ_f + δ_g the similarity of h_1 to h:
 
@@ -28,5 +28,5 @@ class AEG(SCAccExtragradient):
     """Accelerated Extragradient baseline (see module docstring)."""
 
     name = "aeg"
-    summary = "Accelerated Extragradient (Kovalev et al. 2022): both groups every round (baseline of seed 001)"
+    summary = "Accelerated Extragradient (Kovalev et al. 2022): both groups every round (baseline of Bylinkin et al.)"
     full_oracles = True

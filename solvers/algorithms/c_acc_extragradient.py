@@ -1,4 +1,4 @@
-"""C-AccExtragradient with the inner AccExtragradient (Bylinkin et al., seed 001: Algorithms 4 and 5 of the intended
+"""C-AccExtragradient with the inner AccExtragradient (Bylinkin et al.: Algorithms 4 and 5 of the intended
 numbering; Theorems 4 and 8).
 
 Outer phase (A4), iteration k:

@@ -1,4 +1,4 @@
-"""SC-AccExtragradient (Bylinkin et al., seed 001, Algorithm 1 of the paper's intended numbering; Theorems 1, 5).
+"""SC-AccExtragradient (Bylinkin et al., Algorithm 1 of the paper's intended numbering; Theorems 1, 5).
 
 Problem (2): min_x h(x) = f(x) + g(x), server function h_1 = f_1 + g_1.  Iteration k (tuning (9)):
 

@@ -1,4 +1,4 @@
-"""VRCS^1ep and VRCS (Bylinkin et al., seed 001: Algorithm 2 (one epoch) and the outer loop of Appendix D;
+"""VRCS^1ep and VRCS (Bylinkin et al.: Algorithm 2 (one epoch) and the outer loop of Appendix D;
 Lemma 4, Theorems 2 and 6).
 
 One epoch VRCS^1ep(p, q, θ, x_0):

@@ -164,5 +164,5 @@ def build(params: dict, preset: str | None = None) -> Problem:
     )
 
 
-FAMILY = Family("quadratic", "quadratics with exactly known constants (seeds 001-004)", PARAMETERS, PRESETS,
+FAMILY = Family("quadratic", "quadratics with exactly known constants (the papers' presets)", PARAMETERS, PRESETS,
                 build, (_check,))

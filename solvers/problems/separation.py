@@ -1,4 +1,4 @@
-"""Two-group quadratic federations with exactly prescribed similarity constants (Bylinkin et al., seed 001).
+"""Two-group quadratic federations with exactly prescribed similarity constants (Bylinkin et al.).
 
 Bylinkin, Skorik, Bystrov, Berezin, Avetisyan, Beznosikov, *Accelerated Methods with Complexity Separation Under
 Data Similarity for Federated Learning Problems*, problem (2):
@@ -241,5 +241,5 @@ def split(problem: Problem) -> Split:
     return _SPLITS[key]
 
 
-FAMILY = Family("separation", "two-group quadratic federations with prescribed delta_f, delta_g, mu (seed 001)",
+FAMILY = Family("separation", "two-group quadratic federations with prescribed delta_f, delta_g, mu (Bylinkin et al.)",
                 PARAMETERS, PRESETS, build, (_check,))

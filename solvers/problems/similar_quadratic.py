@@ -1,4 +1,4 @@
-"""Least-squares federations with controllable mutual similarity (Buttaci & Calafiore, seed 004, "Aiding Global
+"""Least-squares federations with controllable mutual similarity (Buttaci & Calafiore, "Aiding Global
 Convergence in Federated Learning via Local Perturbation and Mutual Similarity Information").
 
 Client i holds data X_i (n × d) and targets y_i; its loss is f_i(w) = (1/2n)‖X_i w − y_i‖², so
@@ -164,5 +164,5 @@ def exact_constants(problem: Problem) -> dict[str, Any]:
             "sigma2": float(problem.noise_std) ** 2}
 
 
-FAMILY = Family("similar_quadratic", "least squares with a similarity graph and degree weights (seed 004)",
+FAMILY = Family("similar_quadratic", "least squares with a similarity graph and degree weights (Buttaci & Calafiore)",
                 PARAMETERS, PRESETS, build, (_check,))

@@ -1,4 +1,4 @@
-"""Every seed-000 (Bao et al.) theorem re-derived at one parameter point from the paper's formula, written here
+"""Every Bao et al. theorem re-derived at one parameter point from the paper's formula, written here
 independently with plain floats (not from the catalogue expression)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Catalogue of seed paper 004 (Buttaci & Calafiore): every result re-derived from the paper's formulas.
+"""Catalogue of Buttaci & Calafiore: every result re-derived from the paper's formulas.
 
 Expected values are written here independently with ``math`` from the paper's equations, never taken from the
 catalogue's sympy expressions.

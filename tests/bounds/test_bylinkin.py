@@ -1,4 +1,4 @@
-"""Catalogue of Bylinkin et al. (seed 001): values, conditions, exponents and proof implications.
+"""Catalogue of Bylinkin et al.: values, conditions, exponents and proof implications.
 
 Every expected value is recomputed here with plain floats from the paper's formulas (tunings (9), (23), (24),
 (31)), independently of the catalogue's sympy expressions.

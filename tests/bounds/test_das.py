@@ -1,4 +1,4 @@
-"""Catalogue of seed paper 003 (Das et al.): every theorem re-derived from the paper's formulas.
+"""Catalogue of Das et al.: every theorem re-derived from the paper's formulas.
 
 Expected values are written here independently with ``math`` from the paper's equations (numbers in the test
 ids), never taken from the catalogue's sympy expressions.

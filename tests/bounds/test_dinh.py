@@ -1,4 +1,4 @@
-"""Catalogue of Dinh et al. (seed 002): values, conditions, exponents and proof implications.
+"""Catalogue of Dinh et al.: values, conditions, exponents and proof implications.
 
 Expected values are recomputed with plain floats from the paper's formulas ((13)-(18), (36), (53)-(55), Lemma 3).
 """
@@ -39,7 +39,7 @@ EXPECTED = {
     "dinh.thm1.corrected": P["Delta"] / (_big_theta() * P["T"]),
     "dinh.thm1.eq86": -_big_theta() * P["gradF_sq"],
     "dinh.cor1": P["Delta"] / (_big_theta() * P["eps"]),
-    # statements added with the seed-002 verification: (16), (22)-(23), (33)/(35), the PL corollary, identities
+    # statements added with the Dinh et al. verification: (16), (22)-(23), (33)/(35), the PL corollary, identities
     "dinh.rem1.3": (5 * beta**2 - 4 * beta) / 8,
     "dinh.sec4.3": (1 + P["gamma"] * (5 * beta**2 - 4 * beta) / 8) / _big_theta(
         th=math.sqrt(24 * (beta**2 * L**2 + mu**2) / (mut * L * (5 * beta**2 - 4 * beta) * (beta - 3)))),

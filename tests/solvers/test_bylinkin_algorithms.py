@@ -1,4 +1,4 @@
-"""The complexity-separation methods of seed 001: hand-computed iterations, reductions, round accounting,
+"""The complexity-separation methods of Bylinkin et al.: hand-computed iterations, reductions, round accounting,
 runner equivalence, determinism and bad input."""
 
 from __future__ import annotations

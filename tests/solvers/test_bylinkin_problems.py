@@ -1,4 +1,4 @@
-"""Two-group quadratic federations of seed 001: prescribed constants, preconditions, group means, bad input."""
+"""Two-group quadratic federations of Bylinkin et al.: prescribed constants, preconditions, group means, bad input."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """FedProxVR (Dinh et al., ICPP 2020): the prox step, hand-computed rounds, per-device independence of the vectorized
 round, determinism, bad input, the exact constants of Assumption 1, and Lemma 1 / Theorem 1 / §4.3 formulas against
-the numbers derived by hand in the seed-002 digest."""
+the numbers derived by hand from the paper (Dinh et al.)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The mutation suite of seed 000: every exactness claim is failed by a plausible wrong implementation, and the
+"""The mutation suite of Bao et al.: every exactness claim is failed by a plausible wrong implementation, and the
 catalogue's oracle, reference and constants variants are caught by the main job's claims (fast form of
 ``fedrates selfcheck``: quick profile, fresh process per variant)."""
 
@@ -47,7 +47,7 @@ def test_catalogue_is_well_formed() -> None:
     assert len(seed0) >= 25
     for v in seed0:
         assert v.claim_ids(ids), f"{v.id} names no catalogued claim"
-    # every algorithm of seed 000 and every layer has variants
+    # every algorithm of Bao et al. and every layer has variants
     prefixes = {v.id.split("/")[0] for v in seed0}
     assert prefixes >= {"fedavg", "fedprox", "fedda", "fedmid", "fast_fedda", "c_fedda", "mc_fedda", "oracle",
                         "reference", "constants"}

@@ -1,4 +1,4 @@
-"""Seed-000 experiment claims: the §4 comparisons and C-FedDA's explicit high-probability bound.
+"""Bao et al. experiment claims: the §4 comparisons and C-FedDA's explicit high-probability bound.
 
 Each claim is run in the quick profile on two base seeds (correct algorithms) and with a deliberately broken
 variant that must turn the verdict into ``fail``.

@@ -1,4 +1,4 @@
-"""Seed-004 claims (Buttaci & Calafiore): the correct algorithms pass (or give the documented erratum) for several
+"""Buttaci & Calafiore claims: the correct algorithms pass (or give the documented erratum) for several
 base seeds, every broken variant of ``VARIANTS`` fails a claim, and the verdict logic of the erratum claim is itself
 falsifiable.
 

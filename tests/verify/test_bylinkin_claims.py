@@ -1,4 +1,4 @@
-"""Soundness of the seed-001 claims (Bylinkin et al.): the correct algorithms PASS (or give the documented erratum)
+"""Soundness of the Bylinkin et al. claims: the correct algorithms PASS (or give the documented erratum)
 for several base seeds, every broken variant of ``VARIANTS`` FAILS at least one of its claims, the erratum claims
 fail the way their erratum text predicts, and instances violating the unstated preconditions give
 ``conditions-not-met``.

@@ -1,4 +1,4 @@
-"""Seed-003 claims (Das et al.): the correct algorithms pass on several base seeds, every broken variant of the
+"""Das et al. claims: the correct algorithms pass on several base seeds, every broken variant of the
 catalogue fails at least one of the claims it names, erratum claims fail in the way they predict, conditions are
 checked before anything is compared.
 

@@ -1,4 +1,4 @@
-"""Soundness of the seed-002 claims (Dinh et al., FedProxVR): the correct algorithms pass for several base seeds,
+"""Soundness of the Dinh et al. claims (Dinh et al., FedProxVR): the correct algorithms pass for several base seeds,
 every broken variant of ``verify.claims.dinh.VARIANTS`` fails the claims it names, the errata claims report
 ``erratum`` with the predicted numbers, and unmet conditions never pass."""
 

@@ -1,4 +1,4 @@
-"""Rate-conformance tests of seed 000 written with the fedrates pytest plugin (fedrates.verify.conformance), as users
+"""Rate-conformance tests of Bao et al. written with the fedrates pytest plugin (fedrates.verify.conformance), as users
 write their own: run a claim's sweep, then assert the rate and the explicit bound on its records."""
 
 import pandas as pd

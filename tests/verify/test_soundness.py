@@ -1,4 +1,4 @@
-"""Soundness of the seed-000 claims: the correct algorithms PASS for several base seeds, and deliberately broken
+"""Soundness of the Bao et al. claims: the correct algorithms PASS for several base seeds, and deliberately broken
 algorithms FAIL the claims that their breakage contradicts.
 
 Each broken variant changes exactly one thing of the real algorithm (a hyperparameter or a small subclass):

@@ -1,6 +1,6 @@
 """The catalogue of claims: modules ``fedrates.verify.claims.<name>`` (one or more per paper) define ``CLAIMS``.
 
-Seed 000 has two: :mod:`verify.claims.bao` (Theorem 2.1 and 3.2 claims) and :mod:`verify.claims.bao_experiments`
+Bao et al. has two: :mod:`verify.claims.bao` (Theorem 2.1 and 3.2 claims) and :mod:`verify.claims.bao_experiments`
 (the §4 comparisons and C-FedDA's Theorem 3.1), whose tuple is called ``EXPERIMENT_CLAIMS``.
 """
 

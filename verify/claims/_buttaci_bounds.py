@@ -1,4 +1,4 @@
-"""The bound claims of seed 004 (Buttaci & Calafiore): Theorems 1–4 and Corollary 1.  The catalogue is
+"""The bound claims of Buttaci & Calafiore (Buttaci & Calafiore): Theorems 1–4 and Corollary 1.  The catalogue is
 :mod:`fedrates.verify.claims.buttaci`.
 """
 

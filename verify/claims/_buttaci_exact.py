@@ -1,7 +1,7 @@
-"""The exact and identity claims of seed 004 (Buttaci & Calafiore, "Aiding Global Convergence in Federated Learning via
+"""The exact and identity claims of Buttaci & Calafiore ("Aiding Global Convergence in Federated Learning via
 Local Perturbation and Mutual Similarity Information"): the similarity graph, Lemma 1, reductions, exact per-round
 multipliers and their means, the stability boundary, eq. (9), the exact round map and the deviation lemmas; shared
-helpers of the seed-004 claims.  The catalogue is :mod:`fedrates.verify.claims.buttaci`.
+helpers of the Buttaci & Calafiore claims.  The catalogue is :mod:`fedrates.verify.claims.buttaci`.
 """
 
 from __future__ import annotations
@@ -368,7 +368,7 @@ COMMON = {"preset": "buttaci-common"}
 
 
 def _factors(name: str, consts: dict, gamma: float, E: int, alpha: float = 0.0, beta: float = 1.0) -> dict:
-    """The three levels of Lemma A.3/B.3's contraction factor at the instance's μ, L (see §4.4 of the digest)."""
+    """The three levels of Lemma A.3/B.3's contraction factor at the instance's μ, L."""
     mu, L = consts["mu"], consts["L"]
     if name == "pfl":
         return {"exact": float(runs.phi(mu, beta, gamma, E)), "intermediate": 1 - mu / (beta * mu + 2 * L),

@@ -1,4 +1,4 @@
-"""Instrumented runs and exact predictions for the claims of seed 004 (Buttaci & Calafiore, "Aiding Global
+"""Instrumented runs and exact predictions for the claims of Buttaci & Calafiore (Buttaci & Calafiore, "Aiding Global
 Convergence in Federated Learning via Local Perturbation and Mutual Similarity Information").
 
 :func:`instrumented_run` drives an algorithm through its protocol (``init``/``round``/``output``) with full

@@ -1,4 +1,4 @@
-"""Broken variants of the seed-004 algorithms (Buttaci & Calafiore): plausible wrong implementations of PFL(β)
+"""Broken variants of the Buttaci & Calafiore algorithms: plausible wrong implementations of PFL(β)
 (Algorithm 1) and of FedProx as analysed (App. A), each changing one thing of the correct code, and a patch that
 drops the sign canonicalisation of the similarity graph's messages. The catalogue is
 :data:`fedrates.verify.claims.buttaci.VARIANTS`.

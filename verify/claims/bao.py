@@ -1,4 +1,4 @@
-"""Falsifiable claims of seed 000: Bao, Crawshaw, Luo, Liu, "Fast Composite Optimization and Statistical Recovery
+"""Falsifiable claims of Bao, Crawshaw, Luo, Liu, "Fast Composite Optimization and Statistical Recovery
 in Federated Learning" (ICML 2022).
 
 Every claim runs the analysed algorithm (the resolved pseudo-code of :mod:`fedrates.solvers.algorithms.fast_fedda` and

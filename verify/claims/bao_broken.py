@@ -1,4 +1,4 @@
-"""Broken variants of the seed-000 code: plausible wrong implementations the claims must fail.
+"""Broken variants of the Bao et al. code: plausible wrong implementations the claims must fail.
 
 Written from the pseudo-code (Bao et al. Algorithms 1–3; FedAvg, FedProx; Yuan et al.'s FedDA and FedMiD) and from
 the ways implementations typically go wrong: scaling, indexing, weighting, off-by-one in a schedule, wrong returned

@@ -1,4 +1,4 @@
-"""Exactness claims of seed 000 (Bao, Crawshaw, Luo, Liu, "Fast Composite Optimization and Statistical Recovery in
+"""Exactness claims of Bao et al. (Bao, Crawshaw, Luo, Liu, "Fast Composite Optimization and Statistical Recovery in
 Federated Learning", ICML 2022): predictions sharp enough that a wrong implementation fails even when its rate is
 right, computed independently of the algorithms' code.
 

@@ -1,4 +1,4 @@
-"""Seed-000 claims built from §4 (Figures 1–2) and from C-FedDA's explicit high-probability bound (App. B.3).
+"""Bao et al. claims built from §4 (Figures 1–2) and from C-FedDA's explicit high-probability bound (App. B.3).
 
 Bao, Crawshaw, Luo, Liu, "Fast Composite Optimization and Statistical Recovery in Federated Learning" (ICML 2022).
 

@@ -1,4 +1,4 @@
-"""Falsifiable claims of seed 004: Buttaci & Calafiore, "Aiding Global Convergence in Federated Learning via Local
+"""Falsifiable claims of Buttaci & Calafiore, "Aiding Global Convergence in Federated Learning via Local
 Perturbation and Mutual Similarity Information".
 
 Instances are least-squares federations with a similarity graph (:mod:`fedrates.solvers.problems.similar_quadratic`):

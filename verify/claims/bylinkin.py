@@ -1,4 +1,4 @@
-"""Falsifiable claims of seed 001: Bylinkin, Skorik, Bystrov, Berezin, Avetisyan, Beznosikov, "Accelerated Methods
+"""Falsifiable claims of Bylinkin, Skorik, Bystrov, Berezin, Avetisyan, Beznosikov, "Accelerated Methods
 with Complexity Separation Under Data Similarity for Federated Learning Problems".
 
 The paper's claims are about **communication rounds counted per node group** (M_f, M_g) as functions of the

@@ -1,4 +1,4 @@
-"""Falsifiable claims of seed 003: Das, Hashemi, Sanghavi, Dhillon, "On the Convergence of Differentially Private
+"""Falsifiable claims of Das et al.: Das, Hashemi, Sanghavi, Dhillon, "On the Convergence of Differentially Private
 Federated Learning on Non-Lipschitz Objectives, and with Normalized Client Updates".
 
 Every claim runs the algorithm under test (``dp_fedavg_clip``, ``dp_normfedavg`` or ``fedavg``) with exact local

@@ -1,4 +1,4 @@
-"""Falsifiable claims of seed 002: Dinh, Tran, Nguyen, Bao, Zomaya, Zhou, "Federated Learning with Proximal Stochastic
+"""Falsifiable claims of Dinh, Tran, Nguyen, Bao, Zomaya, Zhou, "Federated Learning with Proximal Stochastic
 Variance Reduced Gradient Algorithms" (ICPP 2020).
 
 Instances are finite-sum federations (:mod:`fedrates.solvers.problems.finite_sum`) whose sample gradients all vanish
@@ -22,7 +22,7 @@ written from the paper's update rules) are the predictions of the exactness clai
 * ``dinh.rem1/*``          Remark 1(1) (SVRG) and 1(5) errata with their numeric predictions;
 * ``dinh.compare/vr-vs-sgd`` FedProxVR-SARAH beats FedProx-SGD at equal sample-gradient work (noisy labels).
 
-Reading followed where digest and paper differ: none of the claims depends on the digest alone; the random local
+Readings of the paper followed: the random local
 output is the proof's (52) (Alg. 1 line 10 misprints w^{(τ)}), θ is read in the second-moment form (11′) that the
 proof of Lemma 1 delivers and Lemma 3 uses.
 """

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _separation_json(problem: Any) -> dict:
-    """Seed 001's two-group constants (group means f, g and server f_1, g_1) of a ``separation`` problem."""
+    """Bylinkin et al.'s two-group constants (group means f, g and server f_1, g_1) of a ``separation`` problem."""
     if problem.family != "separation":
         return {}
     from fedrates.solvers.constants import SEPARATION_DEFINITIONS, separation_constants
