@@ -422,8 +422,8 @@ class ExactNoClip(Claim):
 
 # ==== 2. exact one-round drift (martingale identity) =============================================================
 @dataclass(frozen=True)
-class ExactDrift(Claim):
-    """mean_k ‖w_{k+1} − w*‖² / (‖w_k − βḡ_k − w*‖² + β²dσ²) has expectation exactly 1 (two-sided)."""
+class _ConfigClaim(Claim):
+    """A claim over a list of algorithm configurations on one tight-spread quadratic instance (one point each)."""
 
     problem_params: dict = field(default_factory=lambda: dict(TIGHT))
     configs: tuple = ()
@@ -436,6 +436,11 @@ class ExactDrift(Claim):
             {"problem": "quadratic", **self.problem_params, **cfg, "rounds": self.rounds, "index": j}
             for j, cfg in enumerate(self.configs)
         ]
+
+
+@dataclass(frozen=True)
+class ExactDrift(_ConfigClaim):
+    """mean_k ‖w_{k+1} − w*‖² / (‖w_k − βḡ_k − w*‖² + β²dσ²) has expectation exactly 1 (two-sided)."""
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         inst = instance(self.problem_params)
@@ -517,20 +522,10 @@ def fact3_min_slack(m_max: int = 200) -> float:
 
 
 @dataclass(frozen=True)
-class Lemmas(Claim):
+class Lemmas(_ConfigClaim):
     """Lemmas 1–4, eq. (65) and the per-client inequality (44)/(83) at every client and round (deterministic)."""
 
-    problem_params: dict = field(default_factory=lambda: dict(TIGHT))
-    configs: tuple = ()
     rounds: int = 20
-    offset: float = 6.0
-    kind: str = "clip"
-
-    def points(self, profile: str) -> list[dict]:
-        return [
-            {"problem": "quadratic", **self.problem_params, **cfg, "rounds": self.rounds, "index": j}
-            for j, cfg in enumerate(self.configs)
-        ]
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         inst = instance(self.problem_params)
