@@ -45,3 +45,30 @@ def test_loose_bound_is_flagged() -> None:
     out = _claim().verdict(result, conditions=[], seeds=[0], constants={}, bound_ratio=0.5 / tol.LOOSE_RATIO)
     assert out["loose"] is True and out["bound_ratio"] == pytest.approx(0.5e-3)
     assert _claim().verdict(result, conditions=[], seeds=[0], constants={}, bound_ratio=0.5)["loose"] is False
+
+
+def test_reference_free_claim_says_why_it_has_no_check() -> None:
+    import dataclasses
+
+    result = CheckResult("pass", "0", "0", "—", "identity")
+    claim = dataclasses.replace(_claim(), reference_free="an algebraic identity")
+    out = claim.verdict(result, conditions=[], seeds=[0], constants={})
+    assert out["verdict"] == "pass" and out["reference"]["message"] == "not applicable: an algebraic identity"
+    assert _claim().verdict(result, conditions=[], seeds=[0], constants={})["reference"]["message"] == (
+        "reference sufficiency not checked")
+
+
+def test_every_catalogued_claim_checks_its_reference_or_says_why_not() -> None:
+    """Static part of the guarantee: a claim without reference_free must pass reference_gap to Claim.verdict."""
+    import inspect
+
+    from fedrates.verify import claims
+
+    missing = []
+    for claim in claims.all_claims():
+        if claim.reference_free:
+            continue
+        source = inspect.getsource(inspect.getmodule(type(claim)))
+        if "reference_gap" not in source:
+            missing.append(claim.id)
+    assert not missing, missing

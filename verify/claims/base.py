@@ -49,6 +49,9 @@ class Claim:
     algorithm_override: Any = None
     #: a documented erratum: if the paper's statement is known to fail, the verdict on failure is ``erratum``
     erratum: str | None = None
+    #: why the claim measures nothing against a reference optimum (identities, graph invariants, formulas); a
+    #: verdict without a reference-sufficiency check must say so
+    reference_free: str | None = None
 
     # ---- sweep ----------------------------------------------------------------------------------------------
     def points(self, profile: str) -> list[dict]:  # pragma: no cover - abstract
@@ -83,6 +86,8 @@ class Claim:
         verdict = result.verdict
         message = result.message
         reference = reference_check(reference_gap, smallest_measured)
+        if reference["sufficient"] is None and self.reference_free:
+            reference["message"] = f"not applicable: {self.reference_free}"
         if verdict in ("pass", "fail") and reference["sufficient"] is False:
             verdict = "inconclusive"
             message = f"{message}; reference insufficient: {reference['message']}"

@@ -104,17 +104,20 @@ _NONCONVEX_REGIME = ("Quadratics with nonconvex clients (Hessians shifted by ±0
 CLAIMS: tuple[Claim, ...] = (
     GraphInvariants(
         id="buttaci.graph/invariants", theorem="buttaci.graph", algorithm="pfl", problem="similar_quadratic",
+        reference_free="graph invariants, no optimum involved",
         title="Similarity graph (Def. 1–2, Algorithm 1): weights, degrees, misalignment and invariances",
         regime=_GRAPH_REGIME, metric="symmetry", x="point",
         why="every later statement uses p_in and p_i; the identities are exact, so the tolerance is rounding only"),
     Lemma1Identity(
         id="buttaci.lemma1/identity", theorem="buttaci.lemma1", algorithm="pfl", problem="similar_quadratic",
+        reference_free="an algebraic identity between iterates",
         title="Lemma 1: Σ p_i w̃_{t,k}^i = β w̄_{t,k} + (1 − β) w̄_{t,0} at every local step",
         regime=_CLUSTER_REGIME + " Messages from (x, y); β ∈ {0.3, 0.7}, E ∈ {1, 4}, σ ∈ {0, 1}; 6 rounds.",
         metric="lemma1_residual", x="round",
         why="the identity every PFL result rests on; it needs symmetric p_in, degree weights and full participation"),
     Reductions(
         id="buttaci.alg1/reductions", theorem="buttaci.lemB3.kappa", algorithm="pfl", problem="similar_quadratic",
+        reference_free="trajectories compared with each other",
         title="Reductions: PFL(β=1) and FedProx(α=0) are FedAvg; E = 1 on a common Hessian makes β irrelevant",
         regime=_CLUSTER_REGIME + " Stochastic (σ = 1, same streams) for β = 1 and α = 0; common Hessian, E = 1, "
         "deterministic for the β-invariance; common Hessian, E = 5, β = 0.5 with p_in perturbed symmetrically at "
@@ -183,12 +186,14 @@ CLAIMS: tuple[Claim, ...] = (
         why="an exact prediction where the lemmas only bound: the round map is affine on quadratics"),
     Deviation(
         id="buttaci.lemB2/deviation", theorem="buttaci.lemB2", algorithm="pfl", problem="similar_quadratic",
+        reference_free="pathwise deviation between local and averaged iterates",
         title="Lemmas B.1–B.2: neighbour-average spread and perturbed-iterate deviation, pathwise",
         regime=_CLUSTER_REGIME + " Messages from (x, y); β = 0.5, E ∈ {1, 5}, σ ∈ {0, 1}, 12 rounds.",
         metric="lemB2_ratio", x="round",
         why="the deviation lemmas drive every additive term of Theorems 3–4; pathwise they are near-tight"),
     Deviation(
         id="buttaci.lemA2/deviation", theorem="buttaci.lemA2", algorithm="fedprox", problem="similar_quadratic",
+        reference_free="pathwise deviation between local and averaged iterates",
         title="Lemmas A.1–A.2: local deviation and client divergence of FedProx, pathwise",
         regime=_CLUSTER_REGIME + " Messages from (x, y); α = 0.5L, E ∈ {1, 5}, σ ∈ {0, 1}, 12 rounds.",
         metric="lemA1_ratio", x="round",

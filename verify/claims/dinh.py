@@ -1350,6 +1350,7 @@ CLAIMS: tuple[Claim, ...] = (
                  metric="gap", x="round", problem_params=dict(THEORY_LS), quantity="pl",
                  n_seeds={"quick": 4, "standard": 8, "full": 16}),
     RemarkClaim(id="dinh.rem1/tau-order", theorem="dinh.lem1.svrg", algorithm="formulas", problem="formulas",
+                reference_free="formulas of the paper, no run",
                 title="Remark 1(5): SVRG needs a larger τ than SARAH at β_min", regime="L = 1, λ = 0, μ = 200, θ = 0.6",
                 why="the paper's own formulas (13)-(16), (65)-(66)", metric="tau", x="algorithm",
                 which="tau-order", n_seeds={"quick": 1, "standard": 1, "full": 1},
@@ -1357,6 +1358,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "ordered: at L = 1, λ = 0, μ = 200, θ = 0.6 SARAH needs τ = 137.2 (β_min = 15.22) and SVRG "
                          "only τ = 20.16 (β_min = 111.25)")),
     RemarkClaim(id="dinh.rem1/svrg-large-beta", theorem="dinh.lem1.svrg", algorithm="formulas", problem="formulas",
+                reference_free="formulas of the paper, no run",
                 title="Remark 1(1): a large β satisfies (14) for any θ (SVRG)",
                 regime="L = 1, λ = 0.5, μ = 10, θ = 0.3", why="the paper's own formulas (14), (65)-(66)",
                 metric="tau_max_svrg", x="beta", which="svrg-large-beta",
