@@ -35,3 +35,23 @@ def test_bad_input_exit_2_one_line(args):
     out = _run(*args)
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("fedrates: error:")
+
+
+def test_finite_sum_constants_of_dinh_et_al_are_printed(capsys):
+    """`fedrates constants dinh_*` adds Assumption 1's constants: least squares is convex (λ = 0), the nonconvex
+    family is not (λ > 0), and L ≥ L_ms ≥ L_F (sample, mean-squared and device smoothness, in that order)."""
+    import json
+
+    from fedrates.verify.cli import main
+
+    values = {}
+    for family in ("dinh_ls", "dinh_nc"):
+        assert main(["constants", family, "--json"]) == 0
+        table = json.loads(capsys.readouterr().out)["fedproxvr"]
+        values[family] = {k: v["value"] for k, v in table.items()}
+        v = values[family]
+        assert v["L"] >= v["L_ms"] * (1 - 1e-12) and v["L_ms"] >= v["L_F"] * (1 - 1e-12)
+        assert v["m"] > 0 and v["Delta"] > 0
+    assert values["dinh_ls"]["lam"] == 0 and values["dinh_nc"]["lam"] > 0
+    assert main(["constants", "dinh_ls"]) == 0
+    assert "Dinh et al., Assumption 1" in capsys.readouterr().out

@@ -74,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
                                  "interval": list(const.intervals[name]) if name in const.intervals else None}
                           for name, d in DEFINITIONS.items()},
             **_separation_json(problem),
+            **_dinh_json(problem),
         })
         return 0
     out = sys.stdout
@@ -86,7 +87,27 @@ def run(args: argparse.Namespace) -> int:
     for name, note in const.notes.items():
         out.write(f"  note {name}: {note}\n")
     _separation_text(problem, out)
+    _dinh_text(problem, out)
     return 0
+
+
+def _dinh_json(problem: Any) -> dict:
+    """Dinh et al.'s Assumption 1 constants (L, L_ms, L_F, λ, σ̄², PL m, Δ) of a finite-sum (``dinh_*``) problem."""
+    if problem.family not in ("dinh_ls", "dinh_nc"):
+        return {}
+    from fedrates.solvers.fedproxvr_constants import ASSUMPTIONS, compute
+
+    const = compute(problem)
+    return {"fedproxvr": {name: {"value": float(getattr(const, name)), "assumption": text}
+                          for name, text in ASSUMPTIONS.items()}}
+
+
+def _dinh_text(problem: Any, out: Any) -> None:
+    table = _dinh_json(problem).get("fedproxvr")
+    if table:
+        out.write("finite-sum constants (Dinh et al., Assumption 1; w0 = 0)\n")
+    for name, entry in (table or {}).items():
+        out.write(f"  {name:<14}  {_fmt(entry['value']):<14} {entry['assumption']}\n")
 
 
 def _separation_json(problem: Any) -> dict:
