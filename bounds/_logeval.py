@@ -54,9 +54,20 @@ def _quiet(fn: Fn) -> Fn:
     return run
 
 
+def _as_expr(expr: object) -> sp.Basic:
+    """A sympy object as is, a Python number as a sympy number (never text: nothing here parses strings)."""
+    if isinstance(expr, sp.Basic):
+        return expr
+    if isinstance(expr, bool | int):
+        return sp.Integer(int(expr))
+    if isinstance(expr, float):
+        return sp.Float(expr)
+    raise TypeError(f"expected a sympy expression or a number, got {type(expr).__name__}")
+
+
 @lru_cache(maxsize=2048)
 def _value(expr: sp.Expr) -> Fn:
-    expr = sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr
+    expr = _as_expr(expr)
     if expr.has(sp.zoo, sp.nan):
         return lambda env: np.float64(np.nan)
     if expr.is_Number:
@@ -85,7 +96,7 @@ def _nonnegative(expr: sp.Expr) -> bool:
 
 @lru_cache(maxsize=2048)
 def _logabs(expr: sp.Expr) -> Fn:
-    expr = sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr
+    expr = _as_expr(expr)
     if expr.has(sp.zoo, sp.nan):
         return lambda env: np.float64(np.nan)
     if expr.is_Number:
