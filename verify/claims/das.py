@@ -1184,6 +1184,18 @@ class PoissonStep23(Claim):
         )
 
 
+#: (eta, K, E, C, sigma) of the any-eta bound claims of Theorems 5 and 6, including a noise-dominated point
+_ANY_ETA_CONFIGS = (
+    {"eta": 0.05, "K": 40, "E": 4, "C": 4.0, "sigma": 0.5},
+    {"eta": 0.02, "K": 60, "E": 8, "C": 6.0, "sigma": 1.0},
+    {"eta": 0.05, "K": 200, "E": 4, "C": 4.0, "sigma": 2.0},
+)
+#: the exact-drift claims: all updates clipped at (C, sigma) = (1, 1), part of them at (4, 0.3)
+_DRIFT_CONFIGS = (
+    {"eta": 0.1, "beta": 0.05, "E": 4, "sigma": 1.0, "C": 1.0},
+    {"eta": 0.1, "beta": 0.05, "E": 4, "sigma": 0.3, "C": 4.0},
+)
+
 CLAIMS: tuple[Claim, ...] = (
     PoissonStep23(
         id="das.erratum/poisson-step23",
@@ -1267,11 +1279,7 @@ CLAIMS: tuple[Claim, ...] = (
         why="the explicit bound of Algorithm 1 at any eta <= 1/(2L)",
         metric="mixture",
         x="round",
-        configs=(
-            {"eta": 0.05, "K": 40, "E": 4, "C": 4.0, "sigma": 0.5},
-            {"eta": 0.02, "K": 60, "E": 8, "C": 6.0, "sigma": 1.0},
-            {"eta": 0.05, "K": 200, "E": 4, "C": 4.0, "sigma": 2.0},
-        ),
+        configs=_ANY_ETA_CONFIGS,
         n_seeds={"quick": 8, "standard": 12, "full": 40},
     ),
     MixtureBound(
@@ -1285,11 +1293,7 @@ CLAIMS: tuple[Claim, ...] = (
         metric="mixture",
         x="round",
         kind="norm",
-        configs=(
-            {"eta": 0.05, "K": 40, "E": 4, "C": 4.0, "sigma": 0.5},
-            {"eta": 0.02, "K": 60, "E": 8, "C": 6.0, "sigma": 1.0},
-            {"eta": 0.05, "K": 200, "E": 4, "C": 4.0, "sigma": 2.0},
-        ),
+        configs=_ANY_ETA_CONFIGS,
         n_seeds={"quick": 8, "standard": 12, "full": 40},
     ),
     MixtureBound(
@@ -1442,10 +1446,7 @@ CLAIMS: tuple[Claim, ...] = (
         why="the exact conditional drift behind eq. (46), independent of the algorithm's code",
         metric="drift_ratio",
         x="round",
-        configs=(
-            {"eta": 0.1, "beta": 0.05, "E": 4, "sigma": 1.0, "C": 1.0},
-            {"eta": 0.1, "beta": 0.05, "E": 4, "sigma": 0.3, "C": 4.0},
-        ),
+        configs=_DRIFT_CONFIGS,
         kind="clip",
         n_seeds={"quick": 48, "standard": 64, "full": 160},
     ),
@@ -1462,10 +1463,7 @@ CLAIMS: tuple[Claim, ...] = (
         why="the exact conditional drift of Algorithm 2",
         metric="drift_ratio",
         x="round",
-        configs=(
-            {"eta": 0.1, "beta": 0.05, "E": 4, "sigma": 1.0, "C": 1.0},
-            {"eta": 0.1, "beta": 0.05, "E": 4, "sigma": 0.3, "C": 4.0},
-        ),
+        configs=_DRIFT_CONFIGS,
         kind="norm",
         n_seeds={"quick": 48, "standard": 64, "full": 160},
     ),
