@@ -44,7 +44,14 @@ exact gradients).
 parameter values) to a problem, the algorithm with its hyperparameters, the number of rounds and the theorem's
 symbol values on the instance's exact constants, and register a :class:`Target` with ``register(Target(theorem=...,
 algorithm=..., family=..., space=(Dim(...), ...), build=...))`` in this module's registry (append to
-:data:`TARGETS`' construction at the end of this file).  ``fedrates falsify THEOREM`` then finds it.
+:data:`TARGETS`' construction at the end of this file).  ``fedrates falsify THEOREM`` then finds it.  When the bounded
+quantity is not a metric of the run's trace (a mixture, an average over rounds, a gradient norm) or the rhs contains
+quantities measured along the run (trajectory averages, an a-posteriori constant), give the target a
+``measure(instance, seeds) -> Measured`` as well: the search then uses its per-seed samples, evaluates the bound per
+seed on the measured symbols (a valid estimate of the bound at their expectations when the rhs is affine in them) and
+widens the ratio interval by the bound's own interval (each end then holds at ≥ 2·CONFIDENCE − 1, Bonferroni).
+The targets of Das et al., Buttaci & Calafiore and Dinh et al. are in :mod:`fedrates.verify.falsify_targets`; their
+worst instances are rerun with ``fedrates falsify THEOREM --point JSON --seeds ...``.
 """
 
 from __future__ import annotations
@@ -62,7 +69,7 @@ import pandas as pd
 
 from fedrates.solvers.errors import InputError, unknown_name
 
-__all__ = ["CONFIDENCE", "DEFAULT_BUDGET", "Dim", "Instance", "Target", "TARGETS", "VACUOUS", "falsify",
+__all__ = ["CONFIDENCE", "DEFAULT_BUDGET", "Dim", "Instance", "Measured", "Target", "TARGETS", "VACUOUS", "falsify",
            "register", "target_for"]
 
 #: one-sided confidence of each end of the ratio interval (a 98% two-sided interval)
@@ -109,6 +116,28 @@ class Instance:
     run_command: str
     family: str
     problem_params: dict[str, Any]
+    #: anything a target's own :attr:`Target.measure` needs (start point, step sizes, ...)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Measured:
+    """What a target's own measurement returns, for theorems whose bounded quantity is not a metric of the run's
+    trace or whose right-hand side contains quantities measured along the run.
+
+    ``samples``: the bounded quantity, one value per run seed.  ``symbols``: per-seed values of rhs symbols that are
+    expectations measured along the run (e.g. Das et al.'s H_clip); the bound is evaluated per seed and averaged,
+    which is the bound at the expected symbols when the rhs is affine in them (every target using this states it).
+    ``values``: rhs symbols derived from the whole run and shared by all seeds (e.g. an a-posteriori G).
+    ``slack``: how much the measured mean can underestimate the true one (a reference optimum's certified gap);
+    ``None`` uses the instance's ``reference.gap``.
+    """
+
+    samples: np.ndarray
+    symbols: dict[str, np.ndarray] = field(default_factory=dict)
+    values: dict[str, float] = field(default_factory=dict)
+    slack: float | None = None
+    diverged: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,6 +151,10 @@ class Target:
     build: Callable[[Mapping[str, float]], Instance]
     metric: str = "objective_gap"
     description: str = ""
+    #: ``measure(instance, seeds) -> Measured``; ``None`` reads ``metric`` at the last round of ``run_batch``
+    measure: Callable[[Instance, list[int]], Measured] | None = None
+    #: run seeds per evaluated instance during the search (``None``: :data:`SEARCH_SEEDS`)
+    seeds: int | None = None
 
 
 TARGETS: dict[tuple[str, str], Target] = {}
@@ -186,21 +219,44 @@ def evaluate(target: Target, theorem: Any, x: Mapping[str, float], seeds: Sequen
     missing = [c.text for c in conds if c.holds is None]
     deterministic = theorem.probability == "deterministic"
     run_seeds = list(seeds)[:1] if deterministic else list(seeds)
-    trace = run_batch(inst.algorithm, inst.problem, inst.rounds, seeds=run_seeds, record_every=inst.rounds,
-                      reference=inst.reference)
-    final = trace.final()
-    samples = final[target.metric].to_numpy(dtype=float)
-    diverged = bool(trace.diverged.any()) or not np.all(np.isfinite(samples))
-    bound = float(bound_scale * theorem.evaluate(inst.values))
     ref_gap = float(inst.reference.gap)
+    if target.measure is None:
+        trace = run_batch(inst.algorithm, inst.problem, inst.rounds, seeds=run_seeds, record_every=inst.rounds,
+                          reference=inst.reference)
+        final = trace.final()
+        samples = final[target.metric].to_numpy(dtype=float)
+        diverged = bool(trace.diverged.any()) or not np.all(np.isfinite(samples))
+        bound = bound_lo = bound_hi = float(bound_scale * theorem.evaluate(inst.values))
+    else:
+        m = target.measure(inst, run_seeds)
+        samples = np.asarray(m.samples, dtype=float).reshape(-1)
+        diverged = bool(m.diverged) or not np.all(np.isfinite(samples))
+        ref_gap = ref_gap if m.slack is None else float(m.slack)
+        row.update({f"c_{k}": float(v) for k, v in m.values.items()})
+        row.update({f"s_{k}": float(np.mean(v)) for k, v in m.symbols.items()})
+        base = {**inst.values, **m.values}
+        finite = all(math.isfinite(float(v)) for v in m.values.values()) and all(
+            np.all(np.isfinite(v)) for v in m.symbols.values())
+        if not finite:  # a bound that cannot be evaluated on this run (e.g. an infinite a-posteriori constant)
+            bound = bound_lo = bound_hi = math.nan
+        elif m.symbols:
+            per_seed = np.array([bound_scale * theorem.evaluate(
+                {**base, **{k: max(float(v[s]), _TINY) for k, v in m.symbols.items()}}) for s in range(samples.size)])
+            bound, _, bound_lo, bound_hi = _interval(per_seed, deterministic)
+        else:
+            bound = bound_lo = bound_hi = float(bound_scale * theorem.evaluate(base))
     if diverged:
         mean = sd = lo = hi = math.inf
     else:
         mean, sd, lo, hi = _interval(samples, deterministic)
         hi += ref_gap  # the measured gap underestimates the true gap by at most the reference's certified gap
+    # with a bound estimated along the run, each end of the ratio interval combines the two one-sided intervals
+    # (confidence of each end >= 2*CONFIDENCE - 1 by Bonferroni)
+    ratio_hi = math.nan if math.isnan(bound_lo) else hi / bound_lo if bound_lo > 0 else math.inf
     row.update({
         "n_seeds": len(run_seeds), "measured_mean": mean, "measured_sd": sd, "measured_lo": lo, "measured_hi": hi,
-        "bound": bound, "ratio": mean / bound, "ratio_lo": lo / bound, "ratio_hi": hi / bound,
+        "bound": bound, "bound_lo": bound_lo, "bound_hi": bound_hi, "ratio": mean / bound,
+        "ratio_lo": lo / bound_hi, "ratio_hi": ratio_hi,
         "reference_gap": ref_gap, "diverged": diverged,
         "conditions_ok": not failed and not missing, "failed_conditions": "; ".join(failed + missing),
         "run_command": f"{inst.run_command} --seeds {','.join(str(s) for s in run_seeds)}",
@@ -286,7 +342,7 @@ def _check_theorem(theorem: Any) -> None:
 
 
 def falsify(theorem: str | Any, algorithm: str | None = None, budget: int = DEFAULT_BUDGET, seed: int = 0,
-            out: str | Path | None = None, bound_scale: float = 1.0, n_seeds: int = SEARCH_SEEDS,
+            out: str | Path | None = None, bound_scale: float = 1.0, n_seeds: int | None = None,
             confirm_seeds: int = CONFIRM_SEEDS) -> FalsifyResult:
     """Search for the instance maximising measured/bound (see module docstring).
 
@@ -307,6 +363,7 @@ def falsify(theorem: str | Any, algorithm: str | None = None, budget: int = DEFA
     if target is None:
         raise InputError(f"no search target registered for theorem {thm.id} (registered: "
                          f"{', '.join(sorted({t for t, _ in TARGETS}))})")
+    n_seeds = int(n_seeds if n_seeds is not None else target.seeds or SEARCH_SEEDS)
     start = time.perf_counter()
     store = _Store(Path(out) / "records.parquet" if out is not None else None)
     search_seeds = [int(seed) * 1000 + i for i in range(n_seeds)]
@@ -490,3 +547,7 @@ register(Target(
     build=_bao_fast_fedda,
     description="Fast-FedDA on federated quadratics (population-exact constants, Gaussian gradient noise)",
 ))
+
+
+# targets of the other papers (appended to the registry on import; they import this module's names defined above)
+from fedrates.verify import falsify_targets  # noqa: E402,F401

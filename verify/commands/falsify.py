@@ -1,4 +1,4 @@
-"""``fedrates falsify THEOREM [--algorithm A] [--budget N] [--seed S] [--out DIR] [--json]``
+"""``fedrates falsify THEOREM [--algorithm A] [--budget N] [--seed S] [--out DIR] [--json] [--point JSON [--seeds L]]``
 
 Two directions on one theorem (see :mod:`fedrates.verify.falsify` and :mod:`fedrates.verify.pep`):
 
@@ -10,7 +10,8 @@ Two directions on one theorem (see :mod:`fedrates.verify.falsify` and :mod:`fedr
 Writes ``DIR/records.parquet`` (every evaluated instance; rerunning with the same seed resumes), ``DIR/result.json``,
 ``DIR/report.html`` and ``DIR/report.pdf`` (default DIR: ``fedrates-falsify/THEOREM``).  Exit 0 when nothing was
 broken, 1 when the bound is refuted or false on the PEP class, 2 on bad input (an ``order`` theorem, an unknown
-theorem or algorithm, a budget ≤ 0).
+theorem or algorithm, a budget ≤ 0).  ``--point JSON [--seeds LIST]`` evaluates one instance of the search box (the
+rerun line printed for a worst instance) and prints its record; exit 1 when its ratio interval lies above 1.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the search and of the run seeds (default: 0)")
     parser.add_argument("--out", metavar="DIR", help="output directory (default: fedrates-falsify/THEOREM)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--point", metavar="JSON",
+                        help="evaluate one instance of the search box instead of searching (the rerun line printed "
+                             "for a worst instance), e.g. '{\"E\": 4, ...}'")
+    parser.add_argument("--seeds", help="comma-separated run seeds for --point (default: the search seeds of --seed)")
     parser.set_defaults(handler=run)
 
 
@@ -60,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         with_pep = sorted({c.theorem for c in pep.CASES if c.theorem})
         raise InputError(f"theorem {thm.id} has no search target and no PEP case; searchable: "
                          f"{', '.join(searchable)}; with PEP: {', '.join(with_pep)}")
+    if args.point is not None or args.seeds is not None:
+        return _rerun(args, thm, target)
     out = Path(args.out) if args.out else Path("fedrates-falsify") / thm.id
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -127,3 +134,46 @@ def _text(summary: dict[str, Any], out: Path) -> str:
                 for d in c["conditions"]))
     lines.append(f"records, result.json, report.html, report.pdf in {out}")
     return "\n".join(lines) + "\n"
+
+
+def _rerun(args: argparse.Namespace, thm: Any, target: Any) -> int:
+    """``--point JSON [--seeds LIST]``: evaluate one instance of the box and print its record; exit 1 when its
+    ratio interval lies above 1 within the theorem's conditions."""
+    from fedrates.verify import falsify
+
+    if args.point is None:
+        raise InputError("--seeds needs --point (the instance to rerun)")
+    if target is None:
+        raise InputError(f"--point needs a search target; theorem {thm.id} has none")
+    try:
+        raw = json.loads(args.point)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"--point '{args.point}' is not JSON ({exc.msg}); expected an object of parameters") from None
+    names = [d.name for d in target.space]
+    if not isinstance(raw, dict) or sorted(raw) != sorted(names):
+        raise InputError(f"--point must give exactly the parameters {', '.join(names)} of the {target.algorithm} "
+                         f"target")
+    try:
+        x = {k: float(raw[k]) for k in names}
+    except (TypeError, ValueError):
+        raise InputError(f"--point '{args.point}': every parameter must be a number") from None
+    if args.seeds is not None:
+        try:
+            seeds = [int(v) for v in args.seeds.split(",") if v.strip()]
+        except ValueError:
+            raise InputError(f"--seeds '{args.seeds}' must be comma-separated integers") from None
+        if not seeds:
+            raise InputError("--seeds is empty; expected comma-separated integers")
+    else:
+        n = target.seeds or falsify.SEARCH_SEEDS
+        seeds = [int(args.seed) * 1000 + i for i in range(n)]
+    row = falsify.evaluate(target, thm, x, seeds)
+    if args.json:
+        print_json(_jsonable({"theorem": thm.id, "algorithm": target.algorithm, "record": row}))
+    else:
+        keys = ("measured_mean", "measured_lo", "measured_hi", "bound", "ratio", "ratio_lo", "ratio_hi",
+                "conditions_ok", "failed_conditions", "error")
+        lines = [f"{thm.id} with {target.algorithm} at " + ", ".join(f"{k}={_g(v)}" for k, v in x.items())]
+        lines += [f"  {k}: {_g(row[k])}" for k in keys if k in row and row[k] != ""]
+        sys.stdout.write("\n".join(lines) + "\n")
+    return 1 if row.get("conditions_ok") and row.get("ratio_lo", 0.0) > 1.0 else 0
