@@ -209,11 +209,11 @@ _DINH_SPACE = (
     Dim("samples", 4, 12, integer=True, doc="samples per device D_n"),
     Dim("scale_spread", 1e-2, 1.0, doc="std of the log covariate scales per device (heterogeneity sigma_n)"),
     Dim("offset", 0.1, 10.0, doc="initial distance ||w0 - w*||"),
-    Dim("theta", 0.1, 0.7, log=False, doc="local accuracy theta of (11)"),
+    Dim("theta", 0.15, 0.7, log=False, doc="local accuracy theta of (11)"),
     Dim("mu_factor", 0.3, 10.0, doc="mu / argmax_mu Theta"),
-    Dim("beta_factor", 0.9, 3.0, doc="beta / beta_min of (15) (< 1 violates tau_lower <= tau_upper)"),
-    Dim("tau_factor", 0.8, 3.0, doc="tau / tau_lower (< 1 violates (13))"),
-    Dim("T", 1, 30, integer=True, doc="rounds"),
+    Dim("beta_factor", 0.9, 2.0, doc="beta / beta_min of (15) (< 1 violates tau_lower <= tau_upper)"),
+    Dim("tau_factor", 0.8, 2.0, doc="tau / tau_lower (< 1 violates (13))"),
+    Dim("T", 1, 20, integer=True, doc="rounds"),
 )
 
 

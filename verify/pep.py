@@ -450,9 +450,9 @@ def _linear_coefficients(theorem: Any, names: tuple[str, ...], values: Mapping[s
     return out
 
 
-def run_case(case: PEPCase | str, bound_scale: float = 1.0, **overrides: float) -> PEPComparison:
-    """Build, solve and compare one case.  ``bound_scale`` multiplies the theorem's value (ratio form) — used by the
-    soundness tests to feed a deliberately wrong factor."""
+def run_case(case: PEPCase | str, bound_scale: float = 1.0, solver: str = SOLVER, **overrides: float) -> PEPComparison:
+    """Build, solve (with ``solver``) and compare one case.  ``bound_scale`` multiplies the theorem's value (ratio
+    form) — used by the soundness tests to feed a deliberately wrong factor."""
     case = get(case) if isinstance(case, str) else case
     params: dict[str, Any] = {**case.params, **overrides}
     conditions: list[dict[str, Any]] = []
@@ -471,7 +471,7 @@ def run_case(case: PEPCase | str, bound_scale: float = 1.0, **overrides: float) 
     else:
         bound = bound_scale * float(case.closed_form(params))  # type: ignore[misc]
     failed = [c["condition"] for c in conditions if c["holds"] is False]
-    result = solve(case.build(params))
+    result = solve(case.build(params), solver=solver)
     if failed:
         verdict, ratio, text = "conditions-not-met", None, "conditions fail: " + "; ".join(failed)
     else:
@@ -502,8 +502,10 @@ def compare_theorem(theorem_id: str, solver: str = SOLVER) -> list[PEPComparison
     if not cases:
         return []
     ok, text = textbook_gate(solver)
-    out = [run_case(c) for c in cases]
+    out = [run_case(c, solver=solver) for c in cases]
     if not ok:
         out = [PEPComparison(c.case, c.theorem, c.params, c.form, c.bound, c.result, "inconclusive", None,
-                             c.conditions, f"{text}; no PEP verdict is trusted") for c in out]
+                             c.conditions, f"{text}; no PEP verdict is trusted"
+                             + (f" (this case: {c.result.message})" if c.result.message else ""))
+               for c in out]
     return out

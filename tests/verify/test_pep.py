@@ -151,3 +151,26 @@ def test_textbook_gate_passes_and_a_broken_solver_makes_every_verdict_inconclusi
     assert comps and all(c.verdict == "inconclusive" for c in comps)
     assert all("textbook" in c.explanation for c in comps)
     assert pep.compare_theorem("bao.thm2.1.explicit") == []
+
+
+def test_solver_failure_through_the_theorem_comparison_is_inconclusive_with_its_message() -> None:
+    """compare_theorem runs every case with the requested solver; when it fails, no verdict, the solver's message."""
+    out = pep.compare_theorem("das.lem2", solver="NO_SUCH_SOLVER")
+    assert out
+    for comp in out:
+        assert comp.verdict == "inconclusive" and comp.ratio is None
+        assert comp.result.solver == "NO_SUCH_SOLVER" and not comp.result.certified
+        assert "NO_SUCH_SOLVER" in comp.explanation and comp.result.message in comp.explanation
+
+
+def test_cli_reports_solver_failure_as_inconclusive(tmp_path, monkeypatch, capsys) -> None:
+    import functools
+
+    from fedrates.verify.cli import main
+
+    monkeypatch.setattr(pep, "compare_theorem", functools.partial(pep.compare_theorem, solver="NO_SUCH_SOLVER"))
+    assert main(["falsify", "das.lem2", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "das.lem2/local-gd: inconclusive" in out and "why:" in out and "NO_SUCH_SOLVER" in out
+    assert "holds" not in out.split("das.lem2/local-gd:")[1].splitlines()[0]
+    assert (tmp_path / "report.html").stat().st_size > 0 and (tmp_path / "report.pdf").read_bytes()[:4] == b"%PDF"

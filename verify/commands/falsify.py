@@ -128,6 +128,8 @@ def _text(summary: dict[str, Any], out: Path) -> str:
         gap = "n/a" if sdp["gap"] is None else f"{sdp['gap']:.1e}"
         lines.append(f"PEP {c['case']}: {c['verdict']} -- bound {_g(c['bound'])}, worst case {_g(c['worst_case'])}"
                      f"{ratio} (duality gap {gap}, {sdp['solver']}, {sdp['seconds']:.2f} s)")
+        if c["verdict"] == "inconclusive":
+            lines.append(f"  why: {c['explanation']}")
         if c["conditions"]:
             lines.append("  conditions: " + "; ".join(
                 f"{d['condition']} [{'holds' if d['holds'] else 'FAILS' if d['holds'] is False else 'n/a'}]"
