@@ -472,11 +472,14 @@ def falsify(theorem: str | Any, algorithm: str | None = None, budget: int = DEFA
 
 
 def _describe(row: pd.Series, names: Sequence[str]) -> dict[str, Any]:
-    keys = ("measured_mean", "measured_lo", "measured_hi", "bound", "ratio", "ratio_lo", "ratio_hi", "n_seeds",
+    keys = ("measured_mean", "measured_lo", "measured_hi", "bound", "bound_lo", "bound_hi", "ratio", "ratio_lo",
+            "ratio_hi", "n_seeds",
             "reference_gap", "conditions_ok", "failed_conditions", "run_command", "index", "phase")
     out: dict[str, Any] = {k: _py(row[k]) for k in keys if k in row}
     out["parameters"] = {n: _py(row[f"x_{n}"]) for n in names}
     out["constants"] = {k[2:]: _py(v) for k, v in row.items() if str(k).startswith("c_") and not _isnan(v)}
+    # rhs symbols measured along the run (means over the run seeds), e.g. Das et al.'s H_clip
+    out["constants"].update({k[2:]: _py(v) for k, v in row.items() if str(k).startswith("s_") and not _isnan(v)})
     out["problem_params"] = json.loads(row["problem_params"])
     return out
 

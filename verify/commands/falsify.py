@@ -113,9 +113,11 @@ def _text(summary: dict[str, Any], out: Path) -> str:
         lines.append(f"verdict: {s['verdict']} -- {s['explanation']}")
         w = s["worst"]
         if w:
+            b_lo, b_hi = w.get("bound_lo", w["bound"]), w.get("bound_hi", w["bound"])
+            on_run = f" [{b_lo:.4g}, {b_hi:.4g}] (estimated on the run)" if b_lo != b_hi else ""
             lines.append(f"worst instance (#{w['index']}): measured/bound = {w['ratio']:.4g} "
                          f"[{w['ratio_lo']:.4g}, {w['ratio_hi']:.4g}], measured {w['measured_mean']:.4g}, "
-                         f"bound {w['bound']:.4g}")
+                         f"bound {w['bound']:.4g}{on_run}")
             lines.append("  parameters: " + ", ".join(f"{k}={_g(v)}" for k, v in w["parameters"].items()))
             lines.append("  constants:  " + ", ".join(f"{k}={_g(v)}" for k, v in w["constants"].items()))
             lines.append("  conditions: " + "; ".join(
