@@ -155,6 +155,21 @@ class Target:
     measure: Callable[[Instance, list[int]], Measured] | None = None
     #: run seeds per evaluated instance during the search (``None``: :data:`SEARCH_SEEDS`)
     seeds: int | None = None
+    #: catalogue ids whose conditions must hold as well (e.g. the lemma that delivers a hypothesis for this algorithm)
+    also_conditions: tuple[str, ...] = ()
+
+
+def _conditions(target: Target, theorem: Any, values: Mapping[str, float]) -> list[Any]:
+    """The theorem's conditions and those of ``target.also_conditions`` on ``values``."""
+    conds = list(theorem.check_conditions(values))
+    if target.also_conditions:
+        from fedrates.bounds import catalog
+
+        seen = {c.text for c in conds}
+        for other in target.also_conditions:
+            conds += [c for c in catalog.get(other).check_conditions(values) if c.text not in seen]
+            seen = {c.text for c in conds}
+    return conds
 
 
 TARGETS: dict[tuple[str, str], Target] = {}
@@ -214,7 +229,7 @@ def evaluate(target: Target, theorem: Any, x: Mapping[str, float], seeds: Sequen
                     "error": f"{type(exc).__name__}: {exc}"[:300], "seconds": time.perf_counter() - start})
         return row
     row.update({f"c_{k}": float(v) for k, v in inst.values.items()})
-    conds = theorem.check_conditions(inst.values)
+    conds = _conditions(target, theorem, inst.values)
     failed = [c.text for c in conds if c.holds is False]
     missing = [c.text for c in conds if c.holds is None]
     deterministic = theorem.probability == "deterministic"
@@ -444,7 +459,7 @@ def falsify(theorem: str | Any, algorithm: str | None = None, budget: int = DEFA
     if len(valid):
         best = valid.loc[valid["ratio"].idxmax()]
         worst = _describe(best, names)
-        worst["conditions"] = [c.as_dict() for c in thm.check_conditions(worst["constants"])]
+        worst["conditions"] = [c.as_dict() for c in _conditions(target, thm, worst["constants"])]
         result.worst = worst
         x = {n: float(best[f"x_{n}"]) for n in names}
         max_hi = float(valid["ratio_hi"].max())

@@ -217,8 +217,21 @@ _DINH_SPACE = (
 )
 
 
+_DINH_SVRG_SPACE = (
+    *_DINH_SPACE[:5],
+    Dim("theta", 0.45, 0.7, log=False, doc="local accuracy theta of (11) (SVRG is infeasible below ~0.45 here)"),
+    _DINH_SPACE[6],
+    Dim("beta_factor", 0.95, 3.0, doc="beta / smallest SVRG-feasible beta (< 1: no tau satisfies (14))"),
+    Dim("tau_pos", -0.2, 1.2, log=False,
+        doc="tau = tau_lower + tau_pos (tau_max_SVRG - tau_lower), rounded up (outside [0, 1] violates (14))"),
+    _DINH_SPACE[9],
+)
+
+
 def _dinh(theorem: str, algorithm: str, first: int) -> Any:
-    """``first`` = 0: average over rounds 0..T-1 (proved); 1: rounds 1..T (printed)."""
+    """``first`` = 0: average over rounds 0..T-1 (proved); 1: rounds 1..T (printed).  For SVRG the conditions of
+    Lemma 1(b) (dinh.lem1.svrg, with the smallest admissible a = a_min(tau)) must hold as well (catalogue note)."""
+    svrg = algorithm == "fedproxvr_svrg"
 
     def build(x: Mapping[str, float]) -> Instance:
         from fedrates.bounds import fedproxvr as fb
@@ -231,8 +244,16 @@ def _dinh(theorem: str, algorithm: str, first: int) -> Any:
         ref = dinh._reference(consts)
         theta = float(x["theta"])
         mu = float(x["mu_factor"]) * dinh.theory_config(consts, theta)["mu"]
-        beta = float(x["beta_factor"]) * fb.beta_min(consts.L, mu, consts.lam, theta)[0]
-        tau = int(math.ceil(float(x["tau_factor"]) * fb.tau_lower(beta, consts.L, mu, consts.lam, theta)))
+        if svrg:
+            b_min = fb.beta_min_svrg(consts.L, mu, consts.lam, theta)[0]
+            if not math.isfinite(b_min):
+                raise ValueError(f"no beta makes FedProxVR-SVRG feasible at mu={mu:.6g}, theta={theta:.3g} (14)")
+            beta = float(x["beta_factor"]) * b_min
+            lo = fb.tau_lower(beta, consts.L, mu, consts.lam, theta)
+            tau = max(1, int(math.ceil(lo + float(x["tau_pos"]) * (fb.tau_max_svrg(beta) - lo))))
+        else:
+            beta = float(x["beta_factor"]) * fb.beta_min(consts.L, mu, consts.lam, theta)[0]
+            tau = int(math.ceil(float(x["tau_factor"]) * fb.tau_lower(beta, consts.L, mu, consts.lam, theta)))
         T = int(x["T"])
         d = problem.dim
         u = np.where(np.arange(d) % 2 == 0, 1.0, -1.0) / math.sqrt(d)
@@ -240,6 +261,8 @@ def _dinh(theorem: str, algorithm: str, first: int) -> Any:
         z0 = w0 - consts.w_star
         Delta = 0.5 * float(z0 @ consts.Abar @ z0)  # F(w0) - F* on realisable least squares (minimiser w*)
         values = dinh._theta_values(consts, mu=mu, beta=beta, tau=tau, theta=theta, T=T, Delta=Delta)
+        if svrg:
+            values["a"] = fb.a_min(tau)  # the auxiliary constant of (14): its smallest admissible value
         hyper = {"mu": mu, "beta": float(beta), "tau": tau, "batch": 1}
         alg = algorithms.make(algorithm, **hyper)
         return Instance(problem, ref, alg, T, values, _point_command(theorem, x, algorithm), "dinh_ls", params,
@@ -258,8 +281,9 @@ def _dinh(theorem: str, algorithm: str, first: int) -> Any:
         return Measured(samples, slack=0.0, diverged=diverged)
 
     return register(Target(
-        theorem=theorem, algorithm=algorithm, family="dinh_ls", space=_DINH_SPACE, build=build, measure=measure,
-        seeds=16, metric="grad_norm_sq_avg" if first == 0 else "grad_norm_sq_avg_rounds_1_to_T",
+        theorem=theorem, algorithm=algorithm, family="dinh_ls", space=_DINH_SVRG_SPACE if svrg else _DINH_SPACE,
+        build=build, measure=measure, seeds=16, also_conditions=("dinh.lem1.svrg",) if svrg else (),
+        metric="grad_norm_sq_avg" if first == 0 else "grad_norm_sq_avg_rounds_1_to_T",
         description=f"{algorithm} on realisable finite-sum least squares (exact L, lambda = 0+, sigma_bar^2), "
                     f"average of ||grad F(w^(s))||^2 over rounds {first}..{T_LABEL[first]}",
     ))
@@ -269,3 +293,4 @@ T_LABEL = {0: "T-1", 1: "T"}
 
 _dinh("dinh.thm1.corrected", "fedproxvr_sarah", 0)
 _dinh("dinh.thm1", "fedproxvr_sarah", 1)
+_dinh("dinh.thm1.corrected", "fedproxvr_svrg", 0)

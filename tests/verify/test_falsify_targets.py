@@ -49,6 +49,21 @@ def test_true_bound_survives_or_is_vacuous(theorem: str, seed: int) -> None:
     assert len(valid) and (valid["ratio_lo"] < 1.0).all()
 
 
+def test_svrg_target_needs_lemma_1b_and_refutes_a_false_bound() -> None:
+    """FedProxVR-SVRG: the conditions of Lemma 1(b) (dinh.lem1.svrg) are checked as well (tau_pos above 1 violates
+    them); the default search finds a worst true ratio of 0.074, so rhs/1000 is false, and a budget of 24 refutes it
+    (search seeds 0-2: ratios 3.7-7.7); the true bound survives."""
+    result = falsify.falsify("dinh.thm1.corrected", "fedproxvr_svrg", bound_scale=1e-3, seed=0, budget=24)
+    assert result.verdict == "refuted", result.explanation
+    texts = [c["condition"] for c in result.worst["conditions"]]
+    assert any("a" in t and "sqrt" in t for t in texts) and all(c["holds"] for c in result.worst["conditions"])
+    rec = result.records[result.records["phase"] != "confirm"]
+    above = rec["x_tau_pos"] > 1.02  # tau > tau_max_SVRG(beta): (14) fails whatever the rounding
+    assert above.any() and not rec.loc[above, "conditions_ok"].any()
+    true = falsify.falsify("dinh.thm1.corrected", "fedproxvr_svrg", seed=0, budget=24, confirm_seeds=32)
+    assert true.verdict in ("survived", "vacuous"), true.explanation
+
+
 def test_conditions_are_evaluated_on_exact_constants() -> None:
     """Das et al.: C-hat below 4 sqrt(L max Delta*) (chat_factor < 1) or eta L >= 1/2 (two_eta_L >= 1) fails the
     theorem's conditions; such instances are recorded and never counted, even against a bound / 1e6."""
