@@ -149,3 +149,38 @@ def test_targets_share_the_claims_instances() -> None:
 def test_unknown_algorithm_for_a_target_is_bad_input() -> None:
     with pytest.raises(InputError, match="fedavg"):
         falsify.falsify("das.thm5", algorithm="fedavg", budget=1)
+
+
+def test_das_measurement_agrees_with_the_theorem5_claim() -> None:
+    """At the claims' TIGHT instance and first any-eta configuration, the target's per-seed mixture and per-seed rhs
+    equal those of the das.thm5/any-eta claim (MixtureBound) on the same seeds."""
+    from fedrates.bounds import catalog
+    from fedrates.verify.claims import das
+
+    cfg = {"eta": 0.05, "K": 40, "E": 4, "C": 4.0, "sigma": 0.5}
+    inst = das.instance(das.TIGHT)
+    chat_factor = (cfg["C"] / 4) / (4 * math.sqrt(inst.L * inst.Delta.max()))
+    x = {"clients": 10, "dim": 8, "mu": 0.2, "spread": 0.05, "offset": 6.0, "E": 4, "K": 40,
+         "two_eta_L": 2 * cfg["eta"] * inst.L, "chat_factor": chat_factor, "sigma": 0.5}
+    seeds = [0, 1, 2, 3]
+    target = falsify.target_for("das.thm5")
+    built = target.build(x)
+    measured = target.measure(built, seeds)
+    thm = catalog.get("das.thm5")
+    rhs = [thm.evaluate({**built.values, "H_clip": max(h, 1e-300)}) for h in measured.symbols["H_clip"]]
+    claim = das.MixtureBound(id="t", theorem="das.thm5", title="", algorithm="dp_fedavg_clip", problem="quadratic",
+                             regime="", why="", metric="mixture", x="round", configs=(cfg,), kind="clip")
+    records = claim.simulate(claim.points("quick")[0], seeds)
+    assert measured.samples == pytest.approx(das._table(records, "mixture", 0).to_numpy().ravel(), rel=1e-9)
+    assert rhs == pytest.approx(das._table(records, "rhs", 0).to_numpy().ravel(), rel=1e-9)
+
+
+def test_cli_search_on_a_new_target_writes_the_page(tmp_path, capsys) -> None:
+    out = tmp_path / "das6"
+    assert main(["falsify", "das.thm6", "--budget", "4", "--out", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    worst = doc["search"]["worst"]
+    assert {"P_unc", "H_norm", "Chat", "rho", "gamma"} <= set(worst["constants"])
+    assert worst["bound_lo"] <= worst["bound"] <= worst["bound_hi"]
+    assert (out / "report.pdf").read_bytes()[:4] == b"%PDF"
+    assert "<svg" in (out / "report.html").read_text(encoding="utf-8")
