@@ -961,11 +961,12 @@ class A1NoiseFloorClaim(_BylinkinClaim):
     additive 4θσ²) or E Φ^c ≤ 4√(θ/μ)σ² (corrected Φ^c = μ‖x − x*‖² + gap, additive 2θσ²).
 
     Assumption 4's σ² is unbounded on quadratics (the oracle variance grows with ‖x − x*‖²), so σ² is read as the
-    largest of the two *expected* oracle variances under the stationary distribution — the proof uses Assumption 4
-    only inside expectations, linearly, so the recursion holds with E[Var] in place of σ² — a smaller σ² than any
-    sup, hence a sharper test.  Measured: (1) the method's Monte-Carlo E Φ_K from x_0 = x̄_0 = x* equals the exact
-    affine second-moment recursion (four coin branches, two-sided); (2) the exact stationary E Φ (linear solve) lies
-    below the floor at the claim's θ and at every θ of ``theta_grid`` (scales of 1/(δ_f + δ_g))."""
+    largest of the two *expected* oracle variances under the stationary distribution: the proof (App. B) uses
+    Assumption 4 only inside expectations and linearly (2ησ² from ζ_k, 3θσ² from ξ_k), so the recursion holds with
+    E[Var] in place of σ² — a smaller σ² than any sup, hence a sharper test.  Measured: (1) the method's Monte-Carlo
+    E Φ_K from x_0 = x̄_0 = x* equals the exact affine second-moment recursion (four coin branches, two-sided); (2)
+    the exact stationary E Φ (linear solve) lies below the floor at the claim's θ and at every θ of ``theta_grid``
+    (scales of 1/(δ_f + δ_g))."""
 
     mode: str = "corrected"  # corrected | printed
     iterations: int = 60
@@ -1147,8 +1148,14 @@ def vr_tuning(sp: Any, name: str) -> dict[str, float]:
     return out
 
 
+def vr_iteration_bound(sp: Any, name: str) -> float:
+    """The proofs' iteration counts per ln(1/ε): VRCS 6q/(μθ) epochs (Theorem 6), AccVRCS 4/τ (Theorem 7)."""
+    t = vr_tuning(sp, name)
+    return 6 * t["q"] / (sp.mu * t["theta"]) if name == "vrcs" else 4 / t["tau"]
+
+
 def vr_predicted_rounds(sp: Any, name: str, group: str) -> float:
-    """Theorems 6/7's explicit expected rounds per ln(V_0/ε): VRCS K = 6q/(μθ) epochs with 1 + p/q (M_f),
+    """The proofs' explicit expected rounds per ln(1/ε): VRCS K = 6q/(μθ) epochs with 1 + p/q (M_f),
     1 + (1 − p)/q (M_g) rounds each; AccVRCS K = 4/τ iterations with 2 + p/q, 2 + (1 − p)/q (the round for t_k
     counted)."""
     t = vr_tuning(sp, name)
@@ -1226,9 +1233,7 @@ class VRScalingClaim(_BylinkinClaim):
 
     def _run(self, name: str, params: dict, seeds: list[int]) -> dict:
         problem, sp = self._setup(params)
-        t = vr_tuning(sp, name)
-        bound = (6 * t["q"] / (sp.mu * t["theta"]) if name == "vrcs" else 4 / t["tau"]) * math.log(1 / self.eps)
-        cap = int(math.ceil(self.cap * bound)) + 10
+        cap = int(math.ceil(self.cap * vr_iteration_bound(sp, name) * math.log(1 / self.eps))) + 10
         return vr_rounds_to_eps(_algorithm(self, name), params, self.eps, seeds, cap)
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
