@@ -73,6 +73,8 @@ def test_broken_variants_fail(variant, base_seed):
     if variant.id in STALLING or (variant.id in MUST_FAIL and not base_seed):
         pytest.skip("checked claim by claim in test_named_variant_fails_each_claim_that_concerns_it")
     targets = variant.claim_ids([c.id for c in bylinkin.CLAIMS])
+    if base_seed:  # the claims checked one by one at base seed 0 are not rerun here
+        targets = [t for t in targets if t not in MUST_FAIL.get(variant.id, ())] or targets
     deterministic = all(t not in STOCHASTIC for t in targets)
     if deterministic and base_seed:
         pytest.skip("deterministic claims: the base seed does not change the records")
