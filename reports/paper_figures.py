@@ -3,10 +3,13 @@
 * ``das.fig1/reproduction`` — Figure 1 of Das, Hashemi, Sanghavi, Dhillon: one panel per (C, initialisation),
   f(w_k) − f★ against the round k for clipping and normalisation (seed means, faint lines: seeds), with the note on
   the clip threshold 4E√(L·maxΔ★) that Theorems 2/4 need.
-* ``bylinkin.thm4/separation-dg`` — the complexity-separation picture of Bylinkin et al.: rounds with M_f to reach
-  Ψ_K ≤ εΨ_0 against δ_g for C-AccExtragradient (flat) and the AEG baseline (exponent ½ in (δ_f + δ_g)/μ), and
-  against δ_f/μ (predicted exponent ½); dashed lines are the predicted slopes anchored at the first point. Drawn
-  from the records of ``bylinkin.thm4/separation-dg``, ``bylinkin.thm4/aeg-baseline`` and ``bylinkin.thm4/rate-df``.
+* ``bylinkin.thm4/separation-dg`` — the complexity-separation picture of Bylinkin et al., which the paper argues for
+  and never draws: rounds to reach ε with M_f against δ_g (C-AccExtragradient, VRCS, AccVRCS flat; the AEG baseline
+  exponent ½ in (δ_f + δ_g)/μ) and against δ_f/μ (exponents ½, 1, ½), rounds with M_g against δ_g (C-AccExtragradient's
+  inner phase δ_g^½ up to a log; VRCS and AccVRCS the theorems' explicit counts), and the savings AEG/C-AccExtragradient
+  and VRCS/AccVRCS (exponent ½); dashed lines are the predicted laws anchored at the first point. Drawn from the
+  records of the ``bylinkin.thm4/*``, ``bylinkin.thm4.mg/*``, ``bylinkin.thm2*/*`` and ``bylinkin.thm3*/*`` grid
+  claims that are present.
 
 :data:`PAPER_FIGURES` maps a claim id to its drawing function ``(all records, verdict) -> Figure``.
 """
@@ -59,39 +62,121 @@ def das_figure1(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
 
 
 def _series(records: pd.DataFrame, claim: str, metric: str, key: str) -> tuple[np.ndarray, np.ndarray]:
-    sub = records[(records["claim"] == claim) & (records["metric"] == metric)].sort_values("point")
-    x = np.array([json.loads(p)[key] for p in sub["params"]], dtype=float)
-    return x, sub["value"].to_numpy(dtype=float)
+    """(x, seed-mean value) per sweep point of one claim's metric; x = the point parameter ``key`` (or δ_f/μ)."""
+    sub = records[(records["claim"] == claim) & (records["metric"] == metric)]
+    if sub.empty:
+        return np.array([]), np.array([])
+    table = sub.groupby("point").agg(value=("value", "mean"), params=("params", "first")).sort_index()
+    params = [json.loads(p) for p in table["params"]]
+    if key == "delta_f/mu":
+        x = np.array([float(p["delta_f"]) / float(p["mu"]) for p in params])
+    else:
+        x = np.array([float(p[key]) for p in params], dtype=float)
+    return x, table["value"].to_numpy(dtype=float)
+
+
+def _param(records: pd.DataFrame, claim: str, name: str) -> float:
+    return float(json.loads(records.loc[records["claim"] == claim, "params"].iloc[0])[name])
+
+
+def _measured(ax: Any, x: np.ndarray, y: np.ndarray, marker: str, label: str, color: str) -> None:
+    ok = np.isfinite(y) & (y > 0)
+    if ok.any():
+        ax.loglog(x[ok], y[ok], marker + "-", color=color, label=label)
+
+
+def _predicted(ax: Any, x: np.ndarray, y: np.ndarray, shape: np.ndarray, color: str, label: str | None = None) -> None:
+    """A predicted law ``shape`` (values over x), anchored at the first finite measured point."""
+    ok = np.isfinite(y) & (y > 0)
+    if ok.any():
+        i = int(np.argmax(ok))
+        ax.loglog(x, y[i] * shape / shape[i], "--", color=color, lw=0.8, label=label)
+
+
+B4, B2, B3 = "bylinkin.thm4", "bylinkin.thm2", "bylinkin.thm3"
 
 
 def bylinkin_separation(records: pd.DataFrame, verdict: Mapping[str, Any] | None = None) -> Figure:
-    """The two panels of the separation picture (module docstring) from the records of the three claims."""
-    fig = Figure(figsize=(9, 3.6), layout="constrained")
-    left, right = fig.subplots(1, 2)
-    dg, a4 = _series(records, "bylinkin.thm4/separation-dg", "rounds_f", "delta_g")
-    dg_b, aeg = _series(records, "bylinkin.thm4/aeg-baseline", "aeg_rounds_f", "delta_g")
-    left.loglog(dg, a4, "o-", label="C-AccExtragradient (predicted: flat)")
-    if dg_b.size:
-        params = json.loads(records.loc[records["claim"] == "bylinkin.thm4/aeg-baseline", "params"].iloc[0])
-        df = float(params["delta_f"])
-        left.loglog(dg_b, aeg, "s-", label="AEG baseline")
-        left.loglog(dg_b, aeg[0] * np.sqrt((df + dg_b) / (df + dg_b[0])), "k--", lw=0.8,
-                    label="predicted ((δ_f+δ_g)/μ)^½")
-    if dg.size:
-        left.loglog(dg, np.full_like(dg, a4[0]), "k:", lw=0.8)
-    left.set_xlabel("δ_g")
-    left.set_ylabel("rounds with M_f to reach Ψ ≤ εΨ₀")
-    left.legend(fontsize=7)
-    df_grid, a4_f = _series(records, "bylinkin.thm4/rate-df", "rounds_f", "delta_f")
-    if df_grid.size:
-        mu = float(json.loads(records.loc[records["claim"] == "bylinkin.thm4/rate-df", "params"].iloc[0])["mu"])
-        x = df_grid / mu
-        right.loglog(x, a4_f, "o-", label="C-AccExtragradient")
-        right.loglog(x, a4_f[0] * np.sqrt(x / x[0]), "k--", lw=0.8, label="predicted (δ_f/μ)^½")
-    right.set_xlabel("δ_f/μ")
-    right.set_ylabel("rounds with M_f")
-    right.legend(fontsize=7)
-    fig.suptitle("Complexity separation (Bylinkin et al.): M_f rounds depend on δ_f only", fontsize=9)
+    """The complexity-separation picture for every method of Bylinkin et al. (module docstring): rounds to reach ε
+    with M_f against δ_g and against δ_f/μ, rounds with M_g against δ_g, and the two savings (AEG over
+    C-AccExtragradient, VRCS over AccVRCS).  Measured: markers (seed means); predicted laws: dashed, anchored at the
+    first point.  Series whose claims are not in ``records`` are left out."""
+    fig = Figure(figsize=(10, 7.2), layout="constrained")
+    (a, b), (c, d) = fig.subplots(2, 2)
+    colors = {"a4": "tab:blue", "aeg": "tab:red", "vrcs": "tab:green", "acc": "tab:purple"}
+
+    # (a) M_f rounds against delta_g: flat for the separated methods, ((delta_f + delta_g)/mu)^1/2 for AEG
+    x, y = _series(records, f"{B4}/separation-dg", "rounds_f", "delta_g")
+    _measured(a, x, y, "o", "C-AccExtragradient", colors["a4"])
+    _predicted(a, x, y, np.ones_like(x), colors["a4"])
+    aeg_claim = f"{B4}/aeg-baseline" if f"{B4}/aeg-baseline" in set(records["claim"]) else f"{B4}/aeg-ratio"
+    xb, yb = _series(records, aeg_claim, "aeg_rounds_f", "delta_g")
+    if xb.size:
+        _measured(a, xb, yb, "s", "AEG baseline", colors["aeg"])
+        _predicted(a, xb, yb, np.sqrt(_param(records, aeg_claim, "delta_f") + xb), colors["aeg"], "((δ_f+δ_g)/μ)^½")
+    for name, cid, marker in (("vrcs", f"{B2}/separation-dg", "^"), ("acc", f"{B3}/separation-dg", "v")):
+        x, y = _series(records, cid, "rounds_f", "delta_g")
+        _measured(a, x, y, marker, {"vrcs": "VRCS", "acc": "AccVRCS"}[name], colors[name])
+        _predicted(a, x, y, np.ones_like(x), colors[name])
+    a.set_xlabel("δ_g")
+    a.set_ylabel("rounds with M_f to reach ε")
+    a.set_title("M_f rounds against δ_g (predicted: flat, AEG ½)", fontsize=8)
+
+    # (b) M_f rounds against delta_f/mu: exponents 1/2 (C-AccExtragradient, AccVRCS) and 1 (VRCS)
+    for name, cid, marker, slope in (("a4", f"{B4}/rate-df", "o", 0.5), ("vrcs", f"{B2}/rate-df", "^", 1.0),
+                                     ("acc", f"{B3}/rate-df", "v", 0.5)):
+        x, y = _series(records, cid, "rounds_f", "delta_f/mu")
+        label = {"a4": "C-AccExtragradient", "vrcs": "VRCS", "acc": "AccVRCS"}[name]
+        _measured(b, x, y, marker, label, colors[name])
+        _predicted(b, x, y, x**slope, colors[name], f"(δ_f/μ)^{slope:g}")
+    b.set_xlabel("δ_f/μ")
+    b.set_ylabel("rounds with M_f to reach ε")
+    b.set_title("M_f rounds against δ_f/μ", fontsize=8)
+
+    # (c) M_g rounds against delta_g: sqrt(delta_g) up to the log of the O~ (C-AccExtragradient's inner phase);
+    # the explicit counts K(1 + (1-p)/q) (VRCS) and (4/tau)(2 + (1-p)/q) (AccVRCS), recorded as "predicted"
+    x, y = _series(records, f"{B4}.mg/inner-rounds", "rounds_g", "delta_g")
+    _measured(c, x, y, "o", "C-AccExtragradient (inner)", colors["a4"])
+    _predicted(c, x, y, np.sqrt(x), colors["a4"], "δ_g^½")
+    if xb.size:
+        xg, yg = _series(records, aeg_claim, "aeg_rounds_g", "delta_g")
+        _measured(c, xg, yg, "s", "AEG baseline", colors["aeg"])
+    for name, cid, marker in (("vrcs", f"{B2}.mg/rate-dg", "^"), ("acc", f"{B3}.mg/rate-dg", "v")):
+        x, y = _series(records, cid, "rounds_g", "delta_g")
+        _, shape = _series(records, cid, "predicted", "delta_g")
+        _measured(c, x, y, marker, {"vrcs": "VRCS", "acc": "AccVRCS"}[name], colors[name])
+        if shape.size == x.size and x.size:
+            _predicted(c, x, y, shape, colors[name], "theorem's count")
+    c.set_xlabel("δ_g")
+    c.set_ylabel("rounds with M_g to reach ε")
+    c.set_title("M_g rounds against δ_g", fontsize=8)
+
+    # (d) savings: AEG/C-AccExtragradient M_f rounds against (delta_f + delta_g)/delta_f, VRCS epochs/AccVRCS
+    # iterations against delta_f/mu; both predicted with exponent 1/2
+    x, y = _series(records, f"{B4}/separation-dg", "rounds_f", "delta_g")
+    if xb.size and x.size == xb.size:
+        df = _param(records, aeg_claim, "delta_f")
+        u = (df + xb) / df
+        _measured(d, u, yb / y, "s", "AEG / C-AccExtragradient (x = (δ_f+δ_g)/δ_f)", colors["aeg"])
+        _predicted(d, u, yb / y, np.sqrt(u), colors["aeg"], "slope ½")
+    xs, slow = _series(records, f"{B3}/acceleration", "vrcs_iterations", "delta_f/mu")
+    _, fast = _series(records, f"{B3}/acceleration", "acc_vrcs_iterations", "delta_f/mu")
+    if xs.size:
+        _measured(d, xs, slow / fast, "v", "VRCS / AccVRCS iterations (x = δ_f/μ)", colors["acc"])
+        _predicted(d, xs, slow / fast, np.sqrt(xs), colors["acc"], "slope ½")
+    d.set_xlabel("(δ_f+δ_g)/δ_f  or  δ_f/μ")
+    d.set_ylabel("ratio of counts")
+    d.set_title("savings of the separated / accelerated method", fontsize=8)
+    for ax in (a, b, c, d):
+        if ax.get_lines():
+            ax.legend(fontsize=6)
+        ax.grid(True, which="both", alpha=0.2)
+    fig.suptitle("Complexity separation (Bylinkin et al.): rounds to reach ε per node group; dashed: predicted laws",
+                 fontsize=9)
+    fig.supxlabel("C-AccExtragradient and AEG: one run per point, ε: Ψ_K ≤ 1e-8 Ψ_0;  VRCS and AccVRCS: means over "
+                  "seeds, ε: relative gap ≤ 1e-3;  the two families run on different instances (compare slopes, not "
+                  "levels)",
+                  fontsize=7)
     return fig
 
 

@@ -30,6 +30,14 @@ def _separation_records() -> pd.DataFrame:
         _rows("bylinkin.thm4/aeg-baseline", "aeg_rounds_f", [{"delta_g": g, "delta_f": 0.1} for g in grid],
               [300.0, 500.0, 900.0]),
         _rows("bylinkin.thm4/rate-df", "rounds_f", [{"delta_f": f, "mu": 0.01} for f in (0.1, 0.4)], [160.0, 320.0]),
+        _rows("bylinkin.thm2/rate-df", "rounds_f", [{"delta_f": 0.05, "mu": m} for m in (0.025, 0.0025)],
+              [28.0, 300.0]),
+        _rows("bylinkin.thm2.mg/rate-dg", "rounds_g", [{"delta_g": g} for g in (0.075, 0.6)], [110.0, 4700.0]),
+        _rows("bylinkin.thm2.mg/rate-dg", "predicted", [{"delta_g": g} for g in (0.075, 0.6)], [4e3, 2e5]),
+        _rows("bylinkin.thm3/acceleration", "vrcs_iterations", [{"delta_f": 0.05, "mu": m} for m in (0.025, 0.0025)],
+              [14.0, 150.0]),
+        _rows("bylinkin.thm3/acceleration", "acc_vrcs_iterations",
+              [{"delta_f": 0.05, "mu": m} for m in (0.025, 0.0025)], [9.0, 35.0]),
     ], ignore_index=True)
 
 

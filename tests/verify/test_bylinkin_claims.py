@@ -25,7 +25,11 @@ ERRATA = {"bylinkin.thm5/one-step", "bylinkin.thm5/inexact-trajectory", "bylinki
 STOCHASTIC = ("bylinkin.thm1/exact-mean", "bylinkin.thm1/second-moment", "bylinkin.thm1/split-rounds",
               "bylinkin.thm1/independent-coins",
               "bylinkin.thm6/exact-mean", "bylinkin.thm6/epoch-rounds", "bylinkin.thm6.mg/epoch-rounds",
-              "bylinkin.thm7/exact-mean", "bylinkin.thm7.mf.corrected/rounds", "bylinkin.thm7.mg.corrected/rounds")
+              "bylinkin.thm7/exact-mean", "bylinkin.thm7.mf.corrected/rounds", "bylinkin.thm7.mg.corrected/rounds",
+              "bylinkin.thm5.corrected/noise-floor", "bylinkin.thm5/noise-floor",
+              "bylinkin.thm2/rate-df", "bylinkin.thm2/separation-dg", "bylinkin.thm2.mg/rate-dg",
+              "bylinkin.thm3/rate-df", "bylinkin.thm3/separation-dg", "bylinkin.thm3.mg/rate-dg",
+              "bylinkin.thm3/acceleration")
 
 
 def _run(claim, base_seed: int = 0) -> tuple[dict, pd.DataFrame]:
@@ -66,7 +70,11 @@ def test_stochastic_claims_pass_for_more_base_seeds(claim_id, base_seed):
 @pytest.mark.parametrize("variant", bylinkin.VARIANTS, ids=lambda v: v.id)
 @pytest.mark.parametrize("base_seed", [0, 1])
 def test_broken_variants_fail(variant, base_seed):
+    if variant.id in STALLING or (variant.id in MUST_FAIL and not base_seed):
+        pytest.skip("checked claim by claim in test_named_variant_fails_each_claim_that_concerns_it")
     targets = variant.claim_ids([c.id for c in bylinkin.CLAIMS])
+    if base_seed:  # the claims checked one by one at base seed 0 are not rerun here
+        targets = [t for t in targets if t not in MUST_FAIL.get(variant.id, ())] or targets
     deterministic = all(t not in STOCHASTIC for t in targets)
     if deterministic and base_seed:
         pytest.skip("deterministic claims: the base seed does not change the records")
@@ -143,3 +151,118 @@ def test_separation_figure_is_drawn_from_the_grid_records(tmp_path):
     out = separation_figure(pd.concat(frames, ignore_index=True), tmp_path / "separation.svg")
     text = out.read_text()
     assert text.startswith("<?xml") and "Complexity separation" in text
+
+
+def test_separation_figure_draws_every_method_with_its_predicted_law():
+    from fedrates.reports.paper_figures import bylinkin_separation
+
+    grid_claims = [c.id for c in bylinkin.CLAIMS if isinstance(c, (bylinkin.RoundsGridClaim, bylinkin.VRScalingClaim))]
+    records = pd.concat([_verdict(cid)[1] for cid in grid_claims], ignore_index=True)
+    fig = bylinkin_separation(records)
+    labels = {ax.get_title(): [line.get_label() for line in ax.get_lines()] for ax in fig.axes}
+    by_delta_g, by_df, mg, savings = (labels[t] for t in sorted(labels, key=list(labels).index))
+    for name in ("C-AccExtragradient", "AEG baseline", "VRCS", "AccVRCS"):
+        assert name in by_delta_g
+    assert {"C-AccExtragradient", "VRCS", "AccVRCS", "(δ_f/μ)^1", "(δ_f/μ)^0.5"} <= set(by_df)
+    assert {"C-AccExtragradient (inner)", "VRCS", "AccVRCS", "theorem's count"} <= set(mg)
+    assert len([x for x in savings if x == "slope ½"]) == 2
+    # every drawn line is finite; the measured VRCS M_f line against delta_f/mu rises with exponent about 1
+    ax_df = fig.axes[1]
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            assert np.isfinite(np.asarray(line.get_ydata(), float)).all()
+    vr = next(line for line in ax_df.get_lines() if line.get_label() == "VRCS")
+    x, y = np.asarray(vr.get_xdata(), float), np.asarray(vr.get_ydata(), float)
+    assert 0.85 <= np.polyfit(np.log(x), np.log(y), 1)[0] <= 1.15
+
+
+#: the claims each broken variant must FAIL (not merely "at least one of its targets"): the issue's four variants and
+#: the variants of the scaling-law and noise-floor claims
+MUST_FAIL = {
+    "sc_acc_extragradient/shared-coin": ("bylinkin.thm1/independent-coins", "bylinkin.thm5.corrected/noise-floor",
+                                         "bylinkin.thm5/noise-floor"),
+    "sc_acc_extragradient/no-importance-weight": ("bylinkin.thm5.corrected/noise-floor",),
+    "acc_vrcs/no-tk-round": ("bylinkin.thm7.mf.corrected/rounds", "bylinkin.thm7.mg.corrected/rounds"),
+    "c_acc_extragradient/inner-10x": ("bylinkin.thm4/outer-criterion",),
+    "c_acc_extragradient/theta-2-over-df": ("bylinkin.thm4/exact-contraction",),
+    "c_acc_extragradient/inner-no-acceleration": ("bylinkin.thm4.mg/inner-rounds",),
+    "c_acc_extragradient/inner-one-step": ("bylinkin.thm4.mg/inner-rounds", "bylinkin.thm4/outer-criterion"),
+    "c_acc_extragradient/outer-theta-from-sum": ("bylinkin.thm4/aeg-ratio",),
+    "aeg/theta-from-df": ("bylinkin.thm4/aeg-ratio",),
+    "vrcs/p-uniform": ("bylinkin.thm2/separation-dg", "bylinkin.thm2.mg/rate-dg"),
+    "acc_vrcs/p-uniform": ("bylinkin.thm3/separation-dg", "bylinkin.thm3.mg/rate-dg"),
+    "acc_vrcs/tau-squared": ("bylinkin.thm3/rate-df", "bylinkin.thm3/acceleration"),
+    "vrcs/no-control-variate": ("bylinkin.thm2/rate-df",),
+}
+#: variants that stall (never reach eps) run to the iteration cap: checked on the two cheapest grid points
+STALLING = {"vrcs/no-control-variate"}
+
+
+@pytest.mark.parametrize("variant_id, claim_id", [(v, c) for v, cs in MUST_FAIL.items() for c in cs])
+def test_named_variant_fails_each_claim_that_concerns_it(variant_id, claim_id):
+    variant = {v.id: v for v in bylinkin.VARIANTS}[variant_id]
+    assert claim_id in variant.claim_ids([c.id for c in bylinkin.CLAIMS])
+    claim = get_claim(claim_id)
+    if variant_id in STALLING:
+        claim = dataclasses.replace(claim, grid=claim.grid[:2])
+    verdict = _run(variant.apply(claim), 0)[0]
+    assert verdict["verdict"] == "fail", verdict["message"]
+
+
+def test_noise_floor_stationary_moment_is_exact():
+    # the stationary second moment solves S = sum_b pi_b (M_b S M_b^T + c_b c_b^T); the affine offsets have mean 0
+    # (unbiased oracles), and the transient recursion from x* converges to it
+    claim = get_claim("bylinkin.thm5.corrected/noise-floor")
+    _, sp = bylinkin.instance(claim.params)
+    theta = claim.theta_scale / (sp.delta_f + sp.delta_g)
+    p = sp.delta_f / (sp.delta_f + sp.delta_g)
+    branches = bylinkin.a1_affine_branches(sp, theta, p)
+    assert sum(b[0] for b in branches) == pytest.approx(1.0)
+    assert np.allclose(sum(pb * c for pb, _, c in branches), 0.0, atol=1e-12)
+    assert min(np.linalg.norm(c) for _, _, c in branches) > 1e-3  # non-interpolating: noise at x*
+    S = bylinkin.a1_second_moment(branches, None)
+    again = sum(pb * (M @ S @ M.T + np.outer(c, c)) for pb, M, c in branches)
+    assert np.allclose(again, S, rtol=1e-10, atol=1e-14)
+    far = bylinkin.a1_second_moment(branches, 3000)
+    assert np.allclose(far, S, rtol=1e-6)
+    # with the offsets removed the interpolation operator of bylinkin.thm1/second-moment is recovered
+    plain = bylinkin.a1_branches(sp, theta, p)
+    assert all(np.allclose(M, Mp) for (_, M, _), (_, Mp) in zip(branches, plain, strict=True))
+
+
+def test_noise_floor_printed_and_corrected_verdicts_report_the_numbers():
+    # the printed floor 8 sqrt(theta/mu) sigma^2 for Phi = 2 mu||e||^2 + gap follows from the corrected one (Phi <=
+    # 2 Phi^c): both hold, with the measured stationary value well below the floor (not loose: ratio > 1e-3)
+    corrected, _ = _verdict("bylinkin.thm5.corrected/noise-floor")
+    printed, _ = _verdict("bylinkin.thm5/noise-floor")
+    for v in (corrected, printed):
+        assert v["verdict"] == "pass" and 1e-3 < v["bound_ratio"] < 1 and v["loose"] is False
+        assert "stationary E" in v["message"]
+    assert printed["bound_ratio"] <= corrected["bound_ratio"] * (1 + 1e-12)
+
+
+def test_noise_floor_claim_refuses_a_diverging_second_moment():
+    # at the maximal theta of (9) with mu << delta the second moment diverges (Assumption 4 fails on quadratics): the
+    # floor claim reports conditions-not-met instead of a vacuous verdict
+    claim = dataclasses.replace(get_claim("bylinkin.thm5.corrected/noise-floor"), theta_scale=1 / 3,
+                                params={"dim": 8, "mu": 1e-3, "L": 1.0, "delta_f": 0.02, "delta_g": 0.5, "seed": 0})
+    verdict = claim.judge(rec.empty_records(), PROFILE)
+    assert verdict["verdict"] == "conditions-not-met"
+    assert "second-moment operator" in verdict["message"]
+
+
+def test_inner_count_bound_dominates_every_outer_step():
+    verdict, records = _verdict("bylinkin.thm4.mg/inner-rounds")
+    assert np.all(np.asarray(verdict["inner_max"]) <= np.asarray(verdict["inner_bound"]))
+    assert 0.45 <= verdict["fit"]["slope"] <= 0.75
+
+
+def test_round_targets_must_be_relative_accuracies():
+    from fedrates.solvers.errors import InputError
+
+    claim = get_claim("bylinkin.thm2/rate-df")
+    for eps in (0.0, -1e-3, 1.0, float("nan")):
+        with pytest.raises(InputError, match="0 < eps < 1"):
+            bylinkin.vr_rounds_to_eps(None, claim.params, eps, [0], 10)
+        with pytest.raises(InputError, match="0 < eps < 1"):
+            bylinkin.rounds_to_eps(None, claim.params, eps)
