@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import scipy.linalg as sla
-from scipy.linalg import lapack
-from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
+from fedrates._lazy import lazy_import
 from fedrates.solvers.penalties import L1, Nuclear, Penalty, Zero
+
+sla = lazy_import("scipy.linalg")  # scipy is imported on first use, not by listing or argument checks
+spla = lazy_import("scipy.sparse.linalg")
 
 __all__ = ["Gram", "solve_fast", "inside_ball", "matvec"]
 
@@ -112,7 +113,7 @@ class Gram:
         except np.linalg.LinAlgError:
             return None, 0.0
         anorm = float(np.max(np.sum(self.abs_Q, axis=0)))
-        rcond, info = lapack.dpocon(np.asfortranarray(low), anorm, uplo="L")
+        rcond, info = sla.lapack.dpocon(np.asfortranarray(low), anorm, uplo="L")
         if info != 0 or not rcond > 1e3 * self.dim * UNIT:
             return None, float(rcond)
         return low, float(rcond)
@@ -139,10 +140,10 @@ class Gram:
         if self.dim <= 64:
             top = float(np.linalg.eigvalsh(self.Q)[-1])
         else:
-            op = LinearOperator(self.Q.shape, matvec=lambda x: matvec(self.Q, x), dtype=float)
+            op = spla.LinearOperator(self.Q.shape, matvec=lambda x: matvec(self.Q, x), dtype=float)
             try:
-                top = float(eigsh(op, k=1, which="LA", tol=1e-6, return_eigenvectors=False)[0])
-            except ArpackNoConvergence:  # pragma: no cover - safety net
+                top = float(spla.eigsh(op, k=1, which="LA", tol=1e-6, return_eigenvectors=False)[0])
+            except spla.ArpackNoConvergence:  # pragma: no cover - safety net
                 top = float(np.max(np.sum(self.abs_Q, axis=0)))
         return max(top, np.finfo(float).tiny) * 1.01
 

@@ -11,8 +11,6 @@ import math
 import sys
 from typing import Any
 
-import numpy as np
-
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("constants", help="exact assumption constants of a problem instance",
@@ -44,6 +42,8 @@ def _fmt(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, list):
+        import numpy as np
+
         arr = np.asarray(value, dtype=float)
         if arr.size == 0:
             return "[]"
@@ -56,12 +56,17 @@ def _fmt(value: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fedrates.solvers.constants import DEFINITIONS, compute
     from fedrates.solvers.errors import InputError
-    from fedrates.verify.commands._common import print_json
+    from fedrates.verify.commands._common import parse_assignments, print_json
 
+    # the arguments first, before numpy/scipy are imported or the problem is built: refusals stay instant
     if args.radius is not None and not (math.isfinite(args.radius) and args.radius > 0):
         raise InputError(f"--radius {args.radius} is not valid; expected a finite number > 0")
+    if args.batch < 1:
+        raise InputError(f"batch={args.batch!r} is not valid; expected an integer >= 1")
+    parse_assignments(args.assignments)
+    from fedrates.solvers.constants import DEFINITIONS, compute
+
     problem = _build_problem(args)
     const = compute(problem, batch=args.batch, replace=args.replace, radius=args.radius)
     values = const.as_dict()
