@@ -21,9 +21,10 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["FORMAT_VERSION", "cache_dir", "entry_key", "load", "store", "remove", "load_document", "store_document"]
 
@@ -86,6 +87,8 @@ def remove(key: str, directory: Path | None = None) -> None:
 
 def load(key: str, shape: tuple[int, ...], directory: Path | None = None) -> tuple[np.ndarray, dict] | None:
     """(w, meta) of a valid entry, or None (a missing or damaged entry; damaged ones are removed)."""
+    import numpy as np  # here, not at module level: the JSON documents of this module need no numpy
+
     npz_path, json_path = _paths(key, directory)
     if not npz_path.exists() and not json_path.exists():
         return None
@@ -129,6 +132,8 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 def store(key: str, w: np.ndarray, meta: Mapping[str, Any], directory: Path | None = None) -> str | None:
     """Write an entry atomically; return None on success or a one-line warning if the cache is unwritable."""
+    import numpy as np
+
     npz_path, json_path = _paths(key, directory)
     buffer = io.BytesIO()
     np.savez(buffer, w=np.asarray(w, dtype=float))

@@ -95,3 +95,32 @@ def test_reference_cache_hit_imports_no_scipy(tmp_path):
     (code, loaded), = _run([argv], tmp_path, cache)
     assert code == 0
     assert not {"scipy", "pandas", "sympy", "cvxpy"} & set(loaded), loaded
+
+
+def test_listing_theorems_reads_its_cache_without_sympy(tmp_path):
+    cache = tmp_path / "cache"
+    argv = ["list", "theorems", "--json"]
+    (code, loaded), = _run([argv], tmp_path, cache)  # cold: builds the sympy catalogue and caches the rows
+    assert code == 0 and "sympy" in loaded
+    (entry,) = (cache / "listings").glob("*.json")
+    (code, loaded), = _run([argv], tmp_path, cache)
+    assert code == 0 and not {"sympy", "numpy", "scipy", "pandas"} & set(loaded), loaded
+    # a damaged entry is rebuilt from the catalogue (sympy again), never trusted
+    entry.write_text(entry.read_text().replace('"bao.thm2.1"', '"bao.thm9.9"'))
+    (code, loaded), = _run([argv], tmp_path, cache)
+    assert code == 0 and "sympy" in loaded
+
+
+def test_cached_theorem_rows_equal_the_catalogue(tmp_path, monkeypatch, capsys):
+    from fedrates.bounds.catalog import all_theorems
+    from fedrates.verify.cli import main
+
+    monkeypatch.setenv("FEDRATES_CACHE", str(tmp_path / "cache"))
+    outputs = []
+    for _ in range(2):  # built, then read back
+        assert main(["list", "theorems", "--paper", "bao", "--json"]) == 0
+        outputs.append(json.loads(capsys.readouterr().out)["theorems"])
+    assert outputs[0] == outputs[1]
+    expected = [t.id for t in all_theorems("bao")]
+    assert [r["id"] for r in outputs[1]] == expected
+    assert [r["errata"] for r in outputs[1]] == [len(t.errata) for t in all_theorems("bao")]
