@@ -426,6 +426,11 @@ def solve(problem: Problem, method: str = "auto", tol: float = DEFAULT_TOL, cach
             target = tol * max(1.0, abs(value))
             gap = _recertify(problem, w, meta, target)  # re-certified from the problem's data, never trusted
             if gap <= target and abs(value - meta["value"]) <= 1e-12 * max(1.0, abs(value)):
+                gram = _GRAMS.get(problem)
+                if "inverse_norm_bound" not in meta and gram is not None and gram.chol is not None:
+                    # an entry written before the bound was stored: add it, so that the next hit skips Q̄
+                    meta = {k: v for k, v in meta.items() if k in ("value", "gap", "method", "seconds")}
+                    _cache.store(key, w, {**meta, "inverse_norm_bound": float(gram.inverse_norm_bound)})
                 return Reference(w=w, value=value, gap=gap, method=str(meta["method"]), seconds=meta["seconds"],
                                  cached=True)
             _cache.remove(key)

@@ -117,6 +117,10 @@ def test_entry_without_the_stored_bound_is_certified_the_full_way(cache_dir):
     _cache.store(key, good.w, {k: v for k, v in meta.items() if k != "inverse_norm_bound"})
     hit = reference.solve(_make("lasso"))
     assert hit.cached and hit.gap <= 1e-11
+    # the entry is upgraded with the bound: the next hit is certified from the data alone
+    _, upgraded = _cache.load(key, good.w.shape)
+    assert upgraded["inverse_norm_bound"] == meta["inverse_norm_bound"]
+    np.testing.assert_array_equal(_cache.load(key, good.w.shape)[0], good.w)
 
 
 def test_extended_precision_residuals_are_really_extended():
