@@ -7,6 +7,9 @@ is ``$FEDRATES_CACHE`` if set, else the user cache directory (``~/.cache/fedrate
 Writes are atomic (temporary file + ``os.replace``).  Reading validates the JSON, the checksum and the shape;
 anything wrong removes the entry and reports a miss, so that a damaged entry is recomputed and never trusted.
 (The caller re-certifies every hit as well.)  Failures to write are returned as a message, never raised.
+
+:func:`store_document` / :func:`load_document` keep checksummed JSON documents the same way (``fedrates constants``
+caches its results with them, under ``constants/``).
 """
 
 from __future__ import annotations
@@ -18,11 +21,12 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-__all__ = ["FORMAT_VERSION", "cache_dir", "entry_key", "load", "store", "remove"]
+__all__ = ["FORMAT_VERSION", "cache_dir", "entry_key", "load", "store", "remove", "load_document", "store_document"]
 
 FORMAT_VERSION = 2
 _META_KEYS = {"value", "gap", "method", "seconds", "shape", "npz_sha256", "format", "meta_sha256"}
@@ -83,6 +87,8 @@ def remove(key: str, directory: Path | None = None) -> None:
 
 def load(key: str, shape: tuple[int, ...], directory: Path | None = None) -> tuple[np.ndarray, dict] | None:
     """(w, meta) of a valid entry, or None (a missing or damaged entry; damaged ones are removed)."""
+    import numpy as np  # here, not at module level: the JSON documents of this module need no numpy
+
     npz_path, json_path = _paths(key, directory)
     if not npz_path.exists() and not json_path.exists():
         return None
@@ -126,6 +132,8 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 def store(key: str, w: np.ndarray, meta: Mapping[str, Any], directory: Path | None = None) -> str | None:
     """Write an entry atomically; return None on success or a one-line warning if the cache is unwritable."""
+    import numpy as np
+
     npz_path, json_path = _paths(key, directory)
     buffer = io.BytesIO()
     np.savez(buffer, w=np.asarray(w, dtype=float))
@@ -140,4 +148,58 @@ def store(key: str, w: np.ndarray, meta: Mapping[str, Any], directory: Path | No
         _atomic_write(json_path, _meta_text(record).encode())
     except OSError as exc:
         return f"reference cache not written ({npz_path.parent}): {exc.strerror or exc}"
+    return None
+
+
+# ---- JSON documents (e.g. the exact constants of an instance): one checksummed file per entry -------------------
+def _document_path(key: str, directory: Path) -> Path:
+    return directory / f"{key}.json"
+
+
+def _document_text(record: Mapping[str, Any]) -> str:
+    """The exact text of a document file (keys in their order: a document keeps the order of its tables)."""
+    return json.dumps(record, indent=1)
+
+
+def _document_digest(record: Mapping[str, Any]) -> str:
+    body = json.dumps({"document": record["document"], "format": record["format"]}, separators=(",", ":"))
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def load_document(key: str, directory: Path) -> dict | None:
+    """The document of a valid entry, or None (a missing or damaged entry; damaged ones are removed).
+
+    The file holds ``{"document": ..., "format": FORMAT_VERSION, "sha256": ...}`` written by :func:`store_document`;
+    it must be byte-for-byte the text :func:`store_document` writes and match its checksum."""
+    path = _document_path(key, directory)
+    if not path.exists():
+        return None
+    try:
+        text = path.read_text()
+        record = json.loads(text)
+        if not isinstance(record, dict) or list(record) != ["document", "format", "sha256"]:
+            raise ValueError("not a document entry")
+        if text != _document_text(record) or record["format"] != FORMAT_VERSION:
+            raise ValueError("non-canonical entry")
+        if _document_digest(record) != record["sha256"] or not isinstance(record["document"], dict):
+            raise ValueError("checksum mismatch")
+    except Exception:  # unreadable, edited or damaged: a miss, and the entry is removed
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        return None
+    return record["document"]
+
+
+def store_document(key: str, document: Mapping[str, Any], directory: Path) -> str | None:
+    """Write a JSON document atomically with its checksum; None on success, else a one-line warning."""
+    record: dict[str, Any] = {"document": dict(document), "format": FORMAT_VERSION}
+    record["sha256"] = _document_digest(record)
+    path = _document_path(key, directory)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(path, _document_text(record).encode())
+    except OSError as exc:
+        return f"cache not written ({path.parent}): {exc.strerror or exc}"
     return None

@@ -25,11 +25,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import scipy.linalg as sla
-from scipy.linalg import lapack
-from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
+from fedrates._lazy import lazy_import
+from fedrates.solvers import kernels
 from fedrates.solvers.penalties import L1, Nuclear, Penalty, Zero
+
+sla = lazy_import("scipy.linalg")  # scipy is imported on first use, not by listing or argument checks
+spla = lazy_import("scipy.sparse.linalg")
 
 __all__ = ["Gram", "solve_fast", "inside_ball", "matvec"]
 
@@ -112,7 +114,7 @@ class Gram:
         except np.linalg.LinAlgError:
             return None, 0.0
         anorm = float(np.max(np.sum(self.abs_Q, axis=0)))
-        rcond, info = lapack.dpocon(np.asfortranarray(low), anorm, uplo="L")
+        rcond, info = sla.lapack.dpocon(np.asfortranarray(low), anorm, uplo="L")
         if info != 0 or not rcond > 1e3 * self.dim * UNIT:
             return None, float(rcond)
         return low, float(rcond)
@@ -139,10 +141,10 @@ class Gram:
         if self.dim <= 64:
             top = float(np.linalg.eigvalsh(self.Q)[-1])
         else:
-            op = LinearOperator(self.Q.shape, matvec=lambda x: matvec(self.Q, x), dtype=float)
+            op = spla.LinearOperator(self.Q.shape, matvec=lambda x: matvec(self.Q, x), dtype=float)
             try:
-                top = float(eigsh(op, k=1, which="LA", tol=1e-6, return_eigenvectors=False)[0])
-            except ArpackNoConvergence:  # pragma: no cover - safety net
+                top = float(spla.eigsh(op, k=1, which="LA", tol=1e-6, return_eigenvectors=False)[0])
+            except spla.ArpackNoConvergence:  # pragma: no cover - safety net
                 top = float(np.max(np.sum(self.abs_Q, axis=0)))
         return max(top, np.finfo(float).tiny) * 1.01
 
@@ -152,7 +154,12 @@ class Gram:
         return float(np.sqrt(np.sum(y * y)))
 
     def prox(self, v: np.ndarray, step: float) -> np.ndarray:
-        """prox_{step·h} on flat vectors (exact, with the ball)."""
+        """prox_{step·h} on flat vectors (exact, with the ball).  One vector per call: the numpy kernels, since loading
+        the compiled ones (0.5–1 s in a fresh process) would cost more than a whole reference solve."""
+        if isinstance(self.penalty, L1):
+            return kernels.soft_ball(v[None, :], step * self.lam, self.radius, backend="numpy")[0]
+        if isinstance(self.penalty, Zero):
+            return v if self.radius is None else kernels.ball(v[None, :], self.radius, backend="numpy")[0]
         out = self.penalty.prox(v.reshape(self.shape), step, self.radius)
         return out.reshape(-1)
 

@@ -19,7 +19,10 @@ whenever either candidate is the maximiser (Moré & Sorensen 1983).
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
+
+from fedrates._lazy import lazy_import
+
+optimize = lazy_import("scipy.optimize")  # imported on first use
 
 __all__ = ["maximize_on_ball", "maximize_on_ball_eig", "upper_bound"]
 
@@ -64,7 +67,7 @@ def _single(lam: np.ndarray, beta: np.ndarray, c0: float, radius: float) -> tupl
             hi = l1 + 2.0 * (hi - l1)
         f_lo = excess(lo)
         if np.isfinite(f_lo) and f_lo > 0 and hi > lo:
-            theta = brentq(excess, lo, hi, xtol=1e-15 * max(1.0, abs(hi)), rtol=4 * np.finfo(float).eps,
+            theta = optimize.brentq(excess, lo, hi, xtol=1e-15 * max(1.0, abs(hi)), rtol=4 * np.finfo(float).eps,
                            maxiter=500)
             z = -beta / (theta - lam)
             z *= radius / float(np.linalg.norm(z))

@@ -30,14 +30,16 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
+from fedrates._lazy import lazy_import
 from fedrates.solvers._trs import maximize_on_ball_eig, upper_bound
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.penalties import L1, Nuclear
 from fedrates.solvers.problems.base import Problem
 from fedrates.solvers.problems.datafits import GaussianPopulation, SampleLeastSquares
+
+optimize = lazy_import("scipy.optimize")  # scipy is imported on first use, after the arguments are checked
+spla = lazy_import("scipy.sparse.linalg")
 
 __all__ = ["Constants", "Definition", "DEFINITIONS", "compute", "minibatch_variance"]
 
@@ -349,9 +351,9 @@ def _spectral_norm(A: np.ndarray) -> float:
     """‖A‖₂ of a symmetric matrix: Lanczos (ARPACK, tol = 0, i.e. to machine precision); dense fallback."""
     if A.shape[0] > 2:
         try:
-            return float(abs(eigsh(A, k=1, which="LM", tol=0, v0=np.ones(A.shape[0]), maxiter=20 * A.shape[0],
+            return float(abs(spla.eigsh(A, k=1, which="LM", tol=0, v0=np.ones(A.shape[0]), maxiter=20 * A.shape[0],
                                    return_eigenvectors=False)[0]))
-        except ArpackNoConvergence:
+        except spla.ArpackNoConvergence:
             pass
     return float(np.max(np.abs(np.linalg.eigvalsh(A))))
 
@@ -377,10 +379,10 @@ def _rank_one_extremes(C: np.ndarray, means: np.ndarray) -> tuple[np.ndarray, np
 
         try:
             if lam.size > 1 and lam[1] - lam[0] > 2 * eps and g2[0] > 1e-28 * scale**2:
-                lo[k] = brentq(secular, lam[0] + eps, lam[1] - eps, xtol=1e-15 * scale)
+                lo[k] = optimize.brentq(secular, lam[0] + eps, lam[1] - eps, xtol=1e-15 * scale)
             else:
                 lo[k] = lam[0]
-            hi[k] = brentq(secular, lam[-1] + eps, lam[-1] + float(g2.sum()) + eps, xtol=1e-15 * scale) \
+            hi[k] = optimize.brentq(secular, lam[-1] + eps, lam[-1] + float(g2.sum()) + eps, xtol=1e-15 * scale) \
                 if g2[-1] > 1e-28 * scale**2 else max(lam[-1], _dense_max(C, means[k]))
         except ValueError:
             ev = np.linalg.eigvalsh(C + np.outer(means[k], means[k]))

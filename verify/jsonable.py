@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any
-
-import numpy as np
 
 __all__ = ["to_jsonable"]
 
@@ -22,9 +21,10 @@ def to_jsonable(obj: Any) -> Any:
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
+    np = sys.modules.get("numpy")  # a numpy object implies numpy is loaded: never import it just to check
+    if np is not None and isinstance(obj, np.ndarray):
         return to_jsonable(obj.tolist())
-    if isinstance(obj, np.generic):
+    if np is not None and isinstance(obj, np.generic):
         return to_jsonable(obj.item())
     if isinstance(obj, os.PathLike):
         return os.fspath(obj)

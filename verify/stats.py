@@ -27,7 +27,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import stats as sps
+
+from fedrates._lazy import lazy_import
+
+sps = lazy_import("scipy.stats")  # imported on first use (about 1 s): listing claims stays fast
 
 __all__ = [
     "DEFAULT_SEED",

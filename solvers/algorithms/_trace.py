@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from fedrates._lazy import lazy_import
 from fedrates.solvers._reference_fast import matvec
+
+pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
 __all__ = ["COLUMNS", "METRICS", "Metrics", "Trace", "BatchTrace"]
 

@@ -44,11 +44,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
+from fedrates._lazy import lazy_import
 from fedrates.solvers.algorithms._trace import COLUMNS, METRICS, BatchTrace, Metrics, Trace
 from fedrates.solvers.errors import InputError, VerificationError, unknown_name
 from fedrates.solvers.oracles import GradientOracle, make_streams
+
+pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
 __all__ = [
     "Algorithm", "RoundContext", "Trace", "BatchTrace", "COLUMNS", "hyper", "register", "get", "names", "make",

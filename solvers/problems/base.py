@@ -174,9 +174,9 @@ class Problem:
             if hasattr(fit, name):
                 arrays.append(np.asarray(getattr(fit, name)))
         for a in arrays:
-            a = np.ascontiguousarray(a, dtype=float)
+            a = np.ascontiguousarray(a, dtype=float)  # no copy for the C-contiguous float64 data of the families
             h.update(str(a.shape).encode())
-            h.update(a.tobytes())
+            h.update(memoryview(a).cast("B"))  # the bytes of a.tobytes(), hashed in place
         return h.hexdigest()
 
     def summary(self) -> dict[str, Any]:

@@ -49,10 +49,15 @@ def _check(p: dict) -> None:
         raise InputError(f"parameter correlation={p['correlation']} must be < 1")
 
 
+def _ar1_powers(dim: int, correlation: float) -> np.ndarray:
+    """c^k for k = 0..dim−1 (``correlation ** k`` elementwise, the same values as the power of each lag)."""
+    return correlation ** np.arange(dim)
+
+
 def ar1_covariance(dim: int, correlation: float) -> np.ndarray:
-    """Σ_ij = c^{|i−j|}."""
+    """Σ_ij = c^{|i−j|} (the powers are computed once per lag and gathered)."""
     idx = np.arange(dim)
-    return correlation ** np.abs(idx[:, None] - idx[None, :])
+    return _ar1_powers(dim, correlation)[np.abs(idx[:, None] - idx[None, :])]
 
 
 def ar1_factor(dim: int, correlation: float) -> np.ndarray:
@@ -60,21 +65,61 @@ def ar1_factor(dim: int, correlation: float) -> np.ndarray:
     L_ij = c^{i−j} for j = 0 and c^{i−j}√(1 − c²) for 1 ≤ j ≤ i (the AR(1) recursion below, written as a matrix)."""
     idx = np.arange(dim)
     lag = idx[:, None] - idx[None, :]
-    factor = np.where(lag >= 0, correlation ** np.maximum(lag, 0), 0.0)
+    factor = np.where(lag >= 0, _ar1_powers(dim, correlation)[np.maximum(lag, 0)], 0.0)
     factor[:, 1:] *= np.sqrt(1.0 - correlation**2)
     return factor
+
+
+#: rows per tile of the blocked transposes in :func:`ar1_transform` (a tile of 32 rows × p columns stays in cache)
+_TILE = 32
+
+
+def _transpose_into(out: np.ndarray, src: np.ndarray) -> None:
+    """out[...] = src.T for 2-d arrays, tile by tile: numpy's one-shot transposed copy walks memory with a large
+    stride and is 3–6× slower on a (8192 × 1024) array."""
+    for i in range(0, src.shape[0], _TILE):
+        out[:, i:i + _TILE] = src[i:i + _TILE].T
+
+
+def _ar1_columns(noise: np.ndarray, correlation: float) -> np.ndarray:
+    """The AR(1) recursion of :func:`ar1_transform` on noise of shape (rows, p), returned transposed: (p, rows).
+
+    Each step is one vectorized update over all rows of a contiguous (p, rows) copy made by a blocked transpose."""
+    z = np.empty((noise.shape[1], noise.shape[0]))
+    _transpose_into(z, noise)
+    scale = np.sqrt(1.0 - correlation**2)
+    for j in range(1, z.shape[0]):
+        z[j] *= scale
+        z[j] += correlation * z[j - 1]
+    return z
 
 
 def ar1_transform(noise: np.ndarray, correlation: float) -> np.ndarray:
     """``noise @ L.T`` for the factor :func:`ar1_factor`, by the AR(1) recursion along the last axis:
     z_0 = e_0, z_j = c·z_{j−1} + √(1 − c²)·e_j — O(size) instead of a dense (p × p) product (the bao-lasso preset's
-    64 × 128 × 1024 draws take milliseconds instead of seconds)."""
-    z = np.moveaxis(noise, -1, 0).copy()  # (p, ...) contiguous: each step is one vectorized update
-    scale = np.sqrt(1.0 - correlation**2)
-    for j in range(1, z.shape[0]):
-        z[j] *= scale
-        z[j] += correlation * z[j - 1]
-    return np.moveaxis(z, 0, -1)
+    64 × 128 × 1024 draws take milliseconds instead of seconds).  The result is C-contiguous."""
+    flat = noise.reshape(-1, noise.shape[-1])
+    out = np.empty(flat.shape)
+    _transpose_into(out, _ar1_columns(flat, correlation))
+    return out.reshape(noise.shape)
+
+
+def _covariates(noise: np.ndarray, correlation: float, deltas: np.ndarray,
+                truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(X, X @ truth) with X_k = δ_k + AR(1)(noise_k): X C-contiguous of shape (K, n, p) (written over ``noise``, a
+    C-contiguous array the caller gives up), X @ truth of shape (K, n).
+
+    Bit-for-bit the values of ``deltas[:, None, :] + ar1_transform(noise)`` and of its product with the truth as
+    computed in the (p, n) client layout (one BLAS matrix-vector product per client), which is the layout the
+    recursion leaves: the generated data, and so every cache key derived from it, do not depend on how fast the
+    generator is."""
+    K, n, p = noise.shape
+    cols = _ar1_columns(noise.reshape(K * n, p), correlation).reshape(p, K, n)
+    cols += deltas.T[:, :, None]
+    signal = np.matmul(cols.transpose(1, 2, 0), truth)  # per client: x_iᵀw° with the client's (p, n) block
+    X = noise.reshape(K * n, p)  # the draws are no longer needed: their buffer receives X
+    _transpose_into(X, cols.reshape(p, K * n))
+    return X.reshape(K, n, p), signal
 
 
 def build(params: dict, preset: str | None = None) -> Problem:
@@ -90,8 +135,8 @@ def build(params: dict, preset: str | None = None) -> Problem:
         datafit = GaussianPopulation(means=deltas, cov=cov, cov_factor=factor, truth=truth,
                                      noise_std=params["noise"])
     else:
-        X = deltas[:, None, :] + ar1_transform(data_rng.standard_normal((K, n, p)), params["correlation"])
-        y = X @ truth + params["noise"] * data_rng.standard_normal((K, n))
+        X, signal = _covariates(data_rng.standard_normal((K, n, p)), params["correlation"], deltas, truth)
+        y = signal + params["noise"] * data_rng.standard_normal((K, n))
         datafit = SampleLeastSquares(X=X, y=y)
     return Problem(
         family="lasso", preset=preset, params=params, shape=(p,), weights=weights, datafit=datafit,

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims import _buttaci_runs as runs
@@ -31,6 +31,8 @@ from fedrates.verify.claims._buttaci_exact import (
     _verdict_from,
 )
 from fedrates.verify.claims.base import Claim, evaluate_conditions
+
+pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
 # ---- 6. Theorems 1 and 3: validity at every round
 VALIDITY_INSTANCE = {"preset": "buttaci-clustered"}

@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims import _buttaci_runs as runs
 from fedrates.verify.claims.base import Claim, evaluate_conditions
+
+pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
 _TINY = float(np.finfo(float).tiny)
 

@@ -36,11 +36,13 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from fedrates._lazy import lazy_import
 from fedrates.verify import checks, exact
 from fedrates.verify import tolerances as tol
 from fedrates.verify.claims.base import Claim, records_from_trace
+
+pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
 __all__ = ["CLAIMS", "LIMIT_FRACTION"]
 

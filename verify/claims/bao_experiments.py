@@ -39,10 +39,12 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
+
+pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
 __all__ = ["EXPERIMENT_CLAIMS", "curvature", "given_weights"]
 

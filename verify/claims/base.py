@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from fedrates._lazy import lazy_import
 from fedrates.verify import tolerances as tol
 from fedrates.verify.checks import CheckResult
+
+pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
 PROFILES = ("quick", "standard", "full")
 VERDICTS = ("pass", "fail", "conditions-not-met", "erratum", "inconclusive", "error")

@@ -65,12 +65,14 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
 from fedrates.verify.variants import BrokenVariant
+
+pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
 __all__ = ["CLAIMS", "VARIANTS", "slope_check", "spread_check", "max_ratio_check"]
 

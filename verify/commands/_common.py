@@ -179,10 +179,8 @@ def validate_run(args: Any) -> list[int]:
 
     Checks: integer ranges (rounds, local steps, batch, participating, record interval, seeds), repeated --set /
     --hyper keys, the problem parameters (declared ranges and the instance's memory), the records' memory, and
-    that ``--out`` is a writable .parquet/.csv file."""
-    from fedrates.solvers import problems
-    from fedrates.solvers.problems._params import resolve
-
+    that ``--out`` is a writable .parquet/.csv file.  The checks that need no problem come first, so that their
+    refusals do not even import numpy."""
     rounds = check_int("--rounds", args.rounds, 1, MAX_COUNT)
     record_every = check_int("--record-every", args.record_every, 1, MAX_COUNT)
     for option, value in (("local_steps (--local-steps)", args.local_steps), ("batch (--batch)", args.batch),
@@ -198,6 +196,11 @@ def validate_run(args: Any) -> list[int]:
             value = int(value)
         if isinstance(value, int) and not isinstance(value, bool):
             check_int(f"--hyper {key}", value, 1, MAX_COUNT)
+    if args.out:
+        check_output_file("--out", args.out, (".parquet", ".csv"))
+    from fedrates.solvers import problems
+    from fedrates.solvers.problems._params import resolve
+
     name = args.problem or (problems.preset_family(args.preset) if args.preset else None)
     if name is not None:
         params = resolve(problems.family(name), args.preset, overrides)
@@ -214,21 +217,19 @@ def validate_run(args: Any) -> list[int]:
     rows = (rounds // record_every + 2) * len(seeds)
     check_memory(rows * 400.0, f"{rows} records ({rounds} rounds, every {record_every}, {len(seeds)} seed(s))",
                  "record less often (--record-every) or run fewer rounds")
-    if args.out:
-        check_output_file("--out", args.out, (".parquet", ".csv"))
     return seeds
 
 
 def validate_reference(args: Any) -> dict[str, Any]:
     """The --set parameters of ``fedrates reference``, checked (ranges, memory, --tol) before the problem is
     built."""
-    from fedrates.solvers import problems
-    from fedrates.solvers.problems._params import resolve
-
     params = parse_assignments(args.assignments, "--set")
     tol = getattr(args, "tol", None)
     if tol is not None and not (math.isfinite(tol) and 0 < tol < 1):
         raise InputError(f"--tol {tol!r} is out of range; expected a number in (0, 1), e.g. 1e-11")
+    from fedrates.solvers import problems
+    from fedrates.solvers.problems._params import resolve
+
     check_problem_size(args.problem, resolve(problems.family(args.problem), args.preset, params))
     return params
 

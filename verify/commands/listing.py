@@ -50,13 +50,7 @@ def _run(args: argparse.Namespace) -> int:
     from fedrates.verify.commands._common import print_json
 
     if args.what == "theorems":
-        from fedrates.bounds.catalog import all_theorems
-        from fedrates.papers import cite
-
-        rows = [{"id": t.id, "paper": t.paper, "citation": cite(t.paper), "label": t.label, "kind": t.kind,
-                 "probability": t.probability, "lhs": t.lhs, "algorithms": list(t.algorithms),
-                 "errata": len(t.errata), "title": t.title}
-                for t in all_theorems(args.paper)]
+        rows = _theorem_rows(args.paper)
         if args.json:
             print_json({"theorems": rows})
             return 0
@@ -84,3 +78,42 @@ def _run(args: argparse.Namespace) -> int:
     for name in names:
         sys.stdout.write(f"{name}\n")
     return 0
+
+
+def _catalog_digest() -> str:
+    """SHA-256 of the code that defines the theorem catalogue (every module of fedrates.bounds and the citations)."""
+    import hashlib
+    import importlib.util
+    from pathlib import Path
+
+    h = hashlib.sha256()
+    bounds = Path(importlib.util.find_spec("fedrates.bounds").origin).parent
+    for path in [*sorted(bounds.rglob("*.py")), Path(importlib.util.find_spec("fedrates.papers").origin)]:
+        h.update(str(path.relative_to(bounds.parent)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _theorem_rows(paper: str | None) -> list[dict[str, Any]]:
+    """One row per catalogued theorem.  Building the catalogue takes about a second of sympy work, so the rows are
+    cached (a checksummed JSON document keyed by the catalogue's code: any edit of it is a miss) and read back."""
+    from fedrates.solvers import _cache
+
+    directory = _cache.cache_dir() / "listings"
+    key = _cache.entry_key(_catalog_digest(), {"what": "theorems"})
+    doc = _cache.load_document(key, directory)
+    if doc is None:
+        from fedrates.bounds.catalog import PAPERS, all_theorems
+        from fedrates.papers import cite
+
+        rows = [{"id": t.id, "paper": t.paper, "citation": cite(t.paper), "label": t.label, "kind": t.kind,
+                 "probability": t.probability, "lhs": t.lhs, "algorithms": list(t.algorithms),
+                 "errata": len(t.errata), "title": t.title}
+                for t in all_theorems()]
+        doc = {"papers": list(PAPERS), "theorems": rows}
+        _cache.store_document(key, doc, directory)  # an unwritable cache only costs the next call its speed
+    if paper is not None and paper not in doc["papers"]:
+        from fedrates.solvers.errors import unknown_name
+
+        raise unknown_name("paper", paper, doc["papers"])
+    return [r for r in doc["theorems"] if paper is None or r["paper"] == paper]

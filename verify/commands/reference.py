@@ -36,15 +36,20 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     params = validate_reference(args)  # ranges, memory and --tol before the problem is built
+    from threadpoolctl import threadpool_limits
+
     from fedrates.solvers import problems
     from fedrates.solvers.reference import solve
 
-    problem = problems.make(args.problem, args.preset, **params)
-    try:
-        ref = solve(problem, method=args.method, tol=args.tol, cache=not args.no_cache)
-    except VerificationError as exc:
-        sys.stderr.write(f"fedrates: error: {exc}\n")
-        return 2
+    # one BLAS thread: one solve of well under a second, where thread start-up and oversubscription of a shared
+    # machine cost more than they gain (bao-lasso cold, load 6 on 2 cores: 0.5 s of CPU against 1.7 s with 2 threads)
+    with threadpool_limits(limits=1):
+        problem = problems.make(args.problem, args.preset, **params)
+        try:
+            ref = solve(problem, method=args.method, tol=args.tol, cache=not args.no_cache)
+        except VerificationError as exc:
+            sys.stderr.write(f"fedrates: error: {exc}\n")
+            return 2
     summary = {
         "problem": problem.family, "preset": problem.preset, "value": ref.value, "gap": ref.gap,
         "method": ref.method, "seconds": ref.seconds, "clients": problem.clients, "dim": problem.dim,

@@ -56,18 +56,13 @@ def _list_of_dicts(obj: Any, key: str, path: Path) -> list[dict[str, Any]]:
 
 def load_run(directory: Path) -> tuple[Any, list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
     """Read ``(records, verdicts, provenance, errata)`` from a run directory; InputError on any problem."""
-    from fedrates.verify.records import read_records
-
     if not directory.is_dir():
         raise InputError(f"run directory '{directory}' does not exist or is not a directory")
     candidates = [directory / "records.parquet", directory / "records.csv"]
     records_path = next((p for p in candidates if p.is_file()), None)
     if records_path is None:
         raise InputError(f"no records.parquet or records.csv in '{directory}'")
-    try:
-        records, stored_provenance = read_records(records_path)
-    except (OSError, ValueError) as exc:
-        raise InputError(str(exc).splitlines()[0]) from exc
+    # the small JSON files first: a broken run directory is refused before the records (and pandas) are loaded
     verdicts = _list_of_dicts(
         _load_json(directory / "verdicts.json", "verdicts"), "verdicts", directory / "verdicts.json"
     )
@@ -75,9 +70,15 @@ def load_run(directory: Path) -> tuple[Any, list[dict[str, Any]], dict[str, Any]
     provenance = _load_json(directory / "provenance.json", "provenance")
     if not isinstance(provenance, dict):
         raise InputError(f"'{directory / 'provenance.json'}' must hold a JSON object")
-    provenance = {**stored_provenance, **provenance}
     errata_path = directory / "errata.json"
     errata = _list_of_dicts(_load_json(errata_path, "errata"), "errata", errata_path) if errata_path.exists() else []
+    from fedrates.verify.records import read_records
+
+    try:
+        records, stored_provenance = read_records(records_path)
+    except (OSError, ValueError) as exc:
+        raise InputError(str(exc).splitlines()[0]) from exc
+    provenance = {**stored_provenance, **provenance}
     _fill_plots(records, verdicts)
     return records, verdicts, provenance, errata
 
@@ -90,10 +91,10 @@ def _fill_plots(records: Any, verdicts: list[dict[str, Any]]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     directory = Path(args.dir)
-    records, verdicts, provenance, errata = load_run(directory)
     out = Path(args.out) if args.out else directory / f"report.{args.format}"
     if out.is_dir():
         raise InputError(f"--out '{out}' is a directory; expected a file path")
+    records, verdicts, provenance, errata = load_run(directory)
     if args.format == "pdf":
         from fedrates.reports.pdf import render_pdf as render
     else:
