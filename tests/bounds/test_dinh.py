@@ -47,6 +47,8 @@ EXPECTED = {
     "dinh.pl": (1 - 2 * P["m"] * _big_theta()) ** P["T"] * P["Delta"],
     "dinh.alg1": P["M_exact"],
     "dinh.sec5": P["gap_sgd"],
+    "dinh.eq22": 24 * (beta**2 * L**2 + mu**2) / (mut * L * (5 * beta**2 - 4 * beta) * (beta - 3)),
+    "dinh.eq20": (1 + P["gamma"] * tau) / _big_theta(),
 }
 
 
