@@ -87,11 +87,12 @@ VIOLATIONS = {
 THEOREM1_LIKE = ("dinh.thm1", "dinh.thm1.corrected", "dinh.thm1.eq86", "dinh.cor1")
 
 
-ADDED = {"dinh.rem1.3", "dinh.sec4.3", "dinh.eq35", "dinh.pl", "dinh.alg1", "dinh.sec5"}
+ADDED = {"dinh.rem1.3", "dinh.sec4.3", "dinh.eq35", "dinh.pl", "dinh.alg1", "dinh.sec5", "dinh.eq22", "dinh.eq20"}
 
 
 @pytest.mark.parametrize("theorem_id, change", [("dinh.rem1.3", {"beta": 2.5}), ("dinh.sec4.3", {"mu": 3.0}),
-                                                ("dinh.pl", {"mu": 3.0})])
+                                                ("dinh.pl", {"mu": 3.0}), ("dinh.eq22", {"beta": 2.5}),
+                                                ("dinh.eq20", {"tau": 90.0}), ("dinh.eq20", {"tau": 106.0})])
 def test_added_statements_conditions(theorem_id, change):
     theorem = get(theorem_id)
     assert all(bool(_at(c, P)) for c in theorem.conditions)
