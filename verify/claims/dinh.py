@@ -398,7 +398,9 @@ class Lemma1Claim(_DinhClaim):
 
     theta: float = 0.3
     estimator: str = "sarah"
-    replicas: dict = field(default_factory=lambda: {"quick": 500, "standard": 500, "full": 1000})
+    #: quick: 400 replicas per seed keep the half-width below the 10% resolution on every device (about 8%); the
+    #: broken variants (step 1/L, last iterate) move the law by 9% with a half-width far below that
+    replicas: dict = field(default_factory=lambda: {"quick": 400, "standard": 500, "full": 1000})
 
     def _config(self) -> dict[str, float]:
         _, consts, _ = self._setup()
@@ -483,8 +485,9 @@ class Lemma1Claim(_DinhClaim):
 @dataclass(frozen=True)
 class TauTradeoffClaim(Lemma1Claim):
     """Remark 1(2), the τ trade-off: at fixed β and μ, the local accuracy r(τ) = E‖∇J_n(w_n)‖²/‖∇F_n(w̄)‖² decreases
-    in τ and stays below the (53) bound C_loc/(τ + 1) at every τ of the grid (device 0; MC against the exact value,
-    two-sided, then the exact values against the trend and the bound)."""
+    in τ and stays below the (53) bound C_loc/(τ + 1) at every τ of the grid (device 0).  The algorithm's law is
+    checked by Monte Carlo against the exact value at the smallest τ (two-sided); the trend and the bound are judged
+    on the exact values of the moment recursion at every τ."""
 
     fractions: tuple[float, ...] = (0.125, 0.25, 0.5, 1.0)
 
@@ -493,9 +496,11 @@ class TauTradeoffClaim(Lemma1Claim):
         return sorted({max(2, int(round(f * tau0))) for f in self.fractions})
 
     def points(self, profile: str) -> list[dict]:
+        # Monte Carlo only at the smallest τ (the algorithm's law, checked two-sided against the exact one); the
+        # trend and the bound are judged on the exact values at every τ of the grid
         h = self._hyper()
-        return [{"problem": self.family, **self.problem_params, **h, "tau": t, "index": i,
-                 "replicas": self.replicas[profile]} for i, t in enumerate(self._taus())]
+        return [{"problem": self.family, **self.problem_params, **h, "tau": self._taus()[0], "taus": self._taus(),
+                 "index": 0, "replicas": self.replicas[profile]}]
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         problem, consts, ref = self._setup()
@@ -525,8 +530,7 @@ class TauTradeoffClaim(Lemma1Claim):
             alg = algorithms.make(_ALG_NAME[self.estimator], **{**self._hyper(), "tau": t})
             exact.append(float(_moments(problem, consts, alg).surrogate_grad_sq(z0)[0] / (gF @ gF)))
         exact = np.array(exact)
-        y = np.stack([_per_seed(records, "ratio", point=i) for i in range(len(taus))], axis=1)
-        mc = checks.exact_expectation(y, exact)
+        mc = checks.exact_expectation(_per_seed(records, "ratio", point=0)[:, None], exact[:1])
         thm = catalog.get("dinh.lem1.eq53")
         bounds = np.array([thm.evaluate(_theta_values(consts, mu=cfg["mu"], beta=cfg["beta"], tau=t,
                                                       theta=self.theta)) for t in taus])
@@ -554,8 +558,8 @@ class TauTradeoffClaim(Lemma1Claim):
 class MuTradeoffClaim(_DinhClaim):
     """Remark 2(2) / Fig. 4, the μ trade-off: with the local problems solved accurately, the rounds T_ε to reach
     E[F̄ − F̄*] ≤ εΔ grow linearly in μ when μ ≫ L (Θ ≈ const/μ): log-log slope 1 ± 0.2 over μ ∈ [8, 64]·L_F.
-    T_ε comes from the exact moment recursion; the algorithm's law is checked first (MC vs exact after 3 rounds,
-    two-sided, at every μ)."""
+    T_ε comes from the exact moment recursion at every μ; the algorithm's law is checked first (MC vs exact after 3
+    rounds, two-sided, at the smallest μ)."""
 
     multipliers: tuple[float, ...] = (8.0, 16.0, 32.0, 64.0)
     eps: float = 1e-2
@@ -567,8 +571,10 @@ class MuTradeoffClaim(_DinhClaim):
         return [m * consts.L_F for m in self.multipliers]
 
     def points(self, profile: str) -> list[dict]:
-        return [{"problem": self.family, **self.problem_params, **self.hyper, "mu": mu, "index": i,
-                 "replicas": self.replicas[profile]} for i, mu in enumerate(self._mus())]
+        # Monte Carlo (the algorithm's law) at the smallest μ; T_ε at every μ from the exact recursion
+        mus = self._mus()
+        return [{"problem": self.family, **self.problem_params, **self.hyper, "mu": mus[0], "mus": mus, "index": 0,
+                 "replicas": self.replicas[profile]}]
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         problem, consts, ref = self._setup()
@@ -597,8 +603,7 @@ class MuTradeoffClaim(_DinhClaim):
                 S = (op @ S.reshape(-1)).reshape(S.shape)
             short.append(gaps[self.rounds])
             T_eps.append(len(gaps) - 1)
-        y = np.stack([_per_seed(records, "gap", point=i) for i in range(len(mus))], axis=1)
-        mc = checks.exact_expectation(y, np.array(short))
+        mc = checks.exact_expectation(_per_seed(records, "gap", point=0)[:, None], np.array(short[:1]))
         slope = float(np.polyfit(np.log(mus), np.log(T_eps), 1)[0])
         if mc.verdict != "pass":
             result = mc
@@ -1256,7 +1261,7 @@ def _exact_claims(est: str) -> tuple[Claim, ...]:
                        title=f"{label}: stochastic runs reach w* to 1e-9 on every seed (realisable instance)",
                        regime=_EXACT_REGIME, why="variance reduction: every sample gradient vanishes at w*",
                        metric="relative_distance", x="round", hyper=dict(_LIMIT_HYPER),
-                       n_seeds={"quick": 4, "standard": 8, "full": 20}),
+                       n_seeds={"quick": 2, "standard": 8, "full": 20}),
             InnerClosedFormClaim(id=f"dinh.alg1/inner-{est}", theorem="dinh.alg1", algorithm=alg, problem="dinh_ls",
                                  title=f"{label}: with exact gradients one round equals Σ p_n argmin J_n",
                                  regime="Noisy least squares (devices disagree), exact gradients, last local iterate, "
