@@ -820,7 +820,8 @@ class TheoremClaim(_DinhClaim):
 
     def _key(self) -> Any:
         # runs are shared between claims that differ only in the quantity they check
-        return dataclasses.replace(self, quantity="avg0", id="dinh.thm1.shared", title="", erratum=None)
+        return dataclasses.replace(self, quantity="avg0", id="dinh.thm1.shared", title="", erratum=None, theorem="",
+                                   regime="", why="", metric="", x="")
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         problem, consts, _ = self._setup()
