@@ -96,6 +96,9 @@ def minimize(theorem: Theorem, variables: Sequence[str], values: Mapping[str, fl
     if missing:
         raise InputError(f"minimizing {theorem.id} over {', '.join(names)} needs values for: {', '.join(missing)}")
     fixed = check_values(values, symbols - set(names), zero_ok=theorem.zero_allowed)
+    for text in theorem.failed_conditions(fixed):  # conditions on the fixed values alone (e.g. theta < 1)
+        raise InputError(f"condition {text} of {theorem.id} fails at the given values ("
+                         + ", ".join(f"{k}={v:g}" for k, v in sorted(fixed.items())) + "); no design can meet it")
     rhs, conds = _compiled(theorem, symbols)
     k = len(names)
     n = max(8, int(round(GRID_BUDGET ** (1.0 / k))))
