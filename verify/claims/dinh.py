@@ -19,7 +19,8 @@ written from the paper's update rules) are the predictions of the exactness clai
 * ``dinh.thm1.eq86/*``     per-round descent: adversarial θ-inexact oracle (deterministic) and the real algorithm;
 * ``dinh.thm1.corrected/sarah``, ``dinh.thm1/sarah``, ``dinh.cor1/sarah``, ``dinh.pl/sarah``: Theorem 1 over the
   proved (0..T−1) and printed (1..T) index ranges, Corollary 1, and the derived PL rate (1 − 2mΘ)^TΔ;
-* ``dinh.rem1/*``          Remark 1(1) (SVRG) and 1(5) errata with their numeric predictions;
+* ``dinh.rem1/*``          Remark 1(1) (SVRG), 1(3) (β_min does not give the smallest τ) and 1(5) errata with their
+  numeric predictions;
 * ``dinh.compare/vr-vs-sgd`` FedProxVR-SARAH beats FedProx-SGD at equal sample-gradient work (noisy labels).
 
 Readings of the paper followed: the random local
@@ -940,6 +941,18 @@ class RemarkClaim(Claim):
     def _numbers(self) -> dict[str, float]:
         from fedrates.bounds import fedproxvr as fb
 
+        if self.which == "smallest-tau":
+            # (16)'s τ at β_min against the smallest τ_lower(β) over the SARAH-feasible β ≥ β_min (dense log-grid of
+            # β, then the best grid cell refined): computed from the formulas, not from the closed-form argmin
+            b1, t1 = fb.beta_min(1.0, 200.0, 0.0, 0.6)
+            grid = np.geomspace(b1, 1e4 * b1, 200001)
+            low = fb.tau_lower(grid, 1.0, 200.0, 0.0, 0.6)
+            low = np.where(low <= fb.tau_upper_sarah(grid), low, np.inf)
+            i = int(np.argmin(low))
+            fine = np.linspace(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)], 20001)
+            j = int(np.argmin(fb.tau_lower(fine, 1.0, 200.0, 0.0, 0.6)))
+            return {"beta_min": b1, "tau_at_beta_min": t1, "beta_best": float(fine[j]),
+                    "tau_smallest": float(fb.tau_lower(fine[j], 1.0, 200.0, 0.0, 0.6))}
         if self.which == "tau-order":
             b1, t1 = fb.beta_min(1.0, 200.0, 0.0, 0.6)
             b2, t2 = fb.beta_min_svrg(1.0, 200.0, 0.0, 0.6)
@@ -953,6 +966,8 @@ class RemarkClaim(Claim):
     #: the erratum's predictions (dinh.lem1.svrg notes), computed by hand from (13)-(16), (65)-(66)
     PREDICTIONS = {
         "tau-order": {"beta_sarah": 15.22, "tau_sarah": 137.2, "beta_svrg": 111.25, "tau_svrg": 20.16},
+        # τ_lower is minimised at β = 3 + √(9 + μ²/L²) = 203.02, where it equals 6βL/(θ²μ̃) = 16.92 (by hand)
+        "smallest-tau": {"beta_min": 15.22, "tau_at_beta_min": 137.2, "beta_best": 203.02, "tau_smallest": 16.92},
         "svrg-large-beta": {"tau_max_svrg_10": 0.184, "tau_max_svrg_20": 2.140, "tau_max_svrg_50": 8.059,
                             "tau_max_svrg_100": 17.94, "tau_max_svrg_200": 37.70,
                             "tau_max_svrg_1000000": 0.197642 * 1e6, "feasible_beta": 0.0},
@@ -968,7 +983,12 @@ class RemarkClaim(Claim):
         nums = {k: float(_per_seed(records, k)[0]) for k in self.PREDICTIONS[self.which]}
         pred = self.PREDICTIONS[self.which]
         matches = all(abs(nums[k] - v) <= 2e-3 * max(abs(v), 1.0) for k, v in pred.items())
-        if self.which == "tau-order":
+        if self.which == "smallest-tau":
+            holds = nums["tau_at_beta_min"] <= nums["tau_smallest"] * (1 + 1e-9)
+            statement = "Remark 1(3): beta_min of (15) gives the smallest tau, (16)"
+            measured = (f"τ at β_min = {nums['beta_min']:.5g}: {nums['tau_at_beta_min']:.5g}; smallest admissible τ = "
+                        f"{nums['tau_smallest']:.5g} at β = {nums['beta_best']:.5g} (L = 1, λ = 0, μ = 200, θ = 0.6)")
+        elif self.which == "tau-order":
             holds = nums["tau_svrg"] >= nums["tau_sarah"]
             statement = "Remark 1(5): SVRG has a larger beta_min and thus needs a larger tau than SARAH"
             measured = (f"SARAH (β_min, τ) = ({nums['beta_sarah']:.5g}, {nums['tau_sarah']:.5g}); SVRG "
@@ -1184,6 +1204,16 @@ def _patch_tau_lower_theta() -> Any:
                                                                                        math.sqrt(theta)))
 
 
+def _patch_tau_lower_beta_linear() -> Any:
+    """τ_lower of (13) with βL² in place of β²L² in its numerator."""
+    from unittest import mock
+
+    from fedrates.bounds import fedproxvr as fb
+
+    return mock.patch.object(fb, "tau_lower", lambda beta, L, mu, lam, theta: 3 * (beta * L**2 + mu**2)
+                             / (theta**2 * (mu - lam) * L * (beta - 3)))
+
+
 VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant("fedproxvr_svrg/no-snapshot-correction", "algorithm",
                   "SVRG estimator without the snapshot correction −∇f_I(w⁽⁰⁾) + v⁽⁰⁾ (plain SGD)",
@@ -1227,6 +1257,8 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("dinh.eq35/*",), patch=_patch_L_of_F),
     BrokenVariant("constants/tau-lower-theta", "constants", "τ_lower of (13) with θ in place of θ²",
                   ("dinh.rem1/tau-order",), patch=_patch_tau_lower_theta),
+    BrokenVariant("constants/tau-lower-beta-linear", "constants", "τ_lower of (13) with βL² in place of β²L²",
+                  ("dinh.rem1/smallest-tau",), patch=_patch_tau_lower_beta_linear),
 )
 
 
@@ -1372,6 +1404,15 @@ CLAIMS: tuple[Claim, ...] = (
                 erratum=("with the smallest admissible a = 4(√(τ+1) + √(τ+2))², (14) allows only τ ≤ τ_max^SVRG(β) ≈ "
                          "0.1976β, while τ_lower grows like 3βL/(θ²μ̃): SVRG is infeasible for every β unless "
                          "θ²μ̃/L > 15.18 (here 0.855)")),
+    RemarkClaim(id="dinh.rem1/smallest-tau", theorem="dinh.rem1.3", algorithm="formulas", problem="formulas",
+                reference_free="formulas of the paper, no run",
+                title="Remark 1(3): β_min of (15) gives the smallest number of local iterations τ, (16)",
+                regime="L = 1, λ = 0, μ = 200, θ = 0.6", why="the paper's own formulas (13), (15)-(16)",
+                metric="tau", x="beta", which="smallest-tau", n_seeds={"quick": 1, "standard": 1, "full": 1},
+                erratum=("τ_lower(β) is minimised at β = 3 + √(9 + μ²/L²), not at β_min: at L = 1, λ = 0, μ = 200, "
+                         "θ = 0.6 (16) gives τ = 137.2 at β_min = 15.22 while β = 203.02 admits τ = 16.92 (Lemma 1(a) "
+                         "holds there).  Consequence for §4.3: (20) over Lemma 1(a)'s feasible set (dinh.eq20) beats "
+                         "the paper's design (23) by 16% at γ = 1, σ̄² = 0.5 (fedrates explore dinh.eq20 --minimize)")),
     ComparisonClaim(id="dinh.compare/equal-tau", theorem="dinh.sec5", algorithm="fedproxvr_sarah",
                     problem="dinh_ls", title="FedProxVR-SARAH beats FedProx-SGD at equal (β, μ, τ, B) (§5 setting)",
                     regime="Least squares with label noise 0.5 (N = 4, D_n = 16, d = 4): devices disagree (σ_n = ∞, "
