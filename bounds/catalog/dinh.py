@@ -417,6 +417,53 @@ _sec43 = Theorem(
            _N_MUBAR),
     equation="(19)-(24), Sec. 4.3",
 )
+_eq22 = Theorem(
+    id="dinh.eq22",
+    paper=PAPER,
+    label="Section 4.3",
+    title="(22): the accuracy theta at which Lemma 1(a)'s lower and upper bounds on tau meet",
+    statement=(r"\theta^2 = \frac{24(\beta^2L^2+\mu^2)}{\tilde\mu L(5\beta^2-4\beta)(\beta-3)}"),
+    algorithms=("fedproxvr_sarah",),
+    lhs="theta_sq",
+    rhs=_theta_22**2,
+    kind="explicit",
+    probability="deterministic",
+    conditions=(sp.Gt(beta, 3), sp.Gt(mu, lam)),
+    symbols=_symbols("beta", "mu", "lam", "L"),
+    notes=(Note("Solving (15) tau_lower(beta) = tau_upper_sarah(beta) for theta^2; substituted into Theta it turns "
+                "(20) into the two-variable problem (23) (dinh.sec4.3)."), _N_MUBAR),
+    equation="(22)",
+)
+_N_EQ20_RELAXED = Note(
+    "The paper constrains (20) by (15) and (16): beta = beta_min(mu, theta) and tau = tau_upper_sarah(beta_min), "
+    "saying this gives 'the smallest' tau.  Lemma 1(a) only needs tau_lower(beta) <= tau <= tau_upper_sarah(beta), and "
+    "tau_lower is minimised at beta = 3 + sqrt(9 + mu^2/L^2), not at beta_min: whenever beta_min is below that point a "
+    "smaller tau is admissible at the same (mu, theta).  This entry is (20) over Lemma 1(a)'s whole feasible set; its "
+    "minimum is at most that of (23) (dinh.sec4.3) and strictly lower when gamma is large (cheap communication).",
+    "`fedrates explore dinh.eq20 --minimize mu theta beta tau` solves it; compare with dinh.sec4.3 --minimize beta mu.",
+    "erratum",
+)
+_eq20 = Theorem(
+    id="dinh.eq20",
+    paper=PAPER,
+    label="Section 4.3",
+    title="(20): training time (1 + gamma tau)/Theta over (mu, theta, beta, tau) within Lemma 1(a) and Theta > 0",
+    statement=(r"\min_{\mu,\theta,\beta,\tau}\ \frac{1 + \gamma\tau}{\Theta}\ \text{s.t. } "
+               r"\frac{3(\beta^2L^2+\mu^2)}{\theta^2\tilde\mu L(\beta-3)} \le \tau \le \frac{5\beta^2-4\beta}{8},\ "
+               r"\Theta > 0"),
+    algorithms=("fedproxvr_sarah",),
+    lhs="training_time_per_unit",
+    rhs=(1 + gamma * tau) / Theta,
+    kind="explicit",
+    probability="deterministic",
+    conditions=(sp.Gt(beta, 3), sp.Gt(mu, lam), sp.Lt(theta, 1), sp.Ge(tau, tau_lower), sp.Le(tau, tau_upper_sarah),
+                sp.Gt(Theta, 0)),
+    symbols=_symbols("gamma", "tau", "mu", "theta", "beta", "lam", "L", "sigma_bar_sq"),
+    notes=(Note("(19): total time T(d_com + d_cmp tau) = (Delta d_com/eps)(1 + gamma tau)/Theta with T = "
+                "Delta/(Theta eps) (printed Lambda) and gamma = d_cmp/d_com; the rhs is the time in units of "
+                "Delta d_com/eps."), _N_EQ20_RELAXED, _N_MUBAR),
+    equation="(19)-(21), Sec. 4.3",
+)
 _eq35 = Theorem(
     id="dinh.eq35",
     paper=PAPER,
@@ -493,5 +540,11 @@ _sec5 = Theorem(
 
 THEOREMS: tuple[Theorem, ...] = (
     _lem1, _lem1_svrg, _lem1_53, _lem1_54, _lem2, _lem3, _thm1, _thm1_c, _thm1_86, _cor1,
-    _rem1_3, _sec43, _eq35, _pl, _alg1, _sec5,
+    _rem1_3, _sec43, _eq35, _pl, _alg1, _sec5, _eq22, _eq20,
 )
+
+#: quantities implied by a design problem's optimum (printed by ``fedrates explore ... --minimize``)
+DERIVED = {
+    "dinh.sec4.3": {"theta": _theta_22, "tau": tau_upper_sarah, "Theta": Theta.subs(theta, _theta_22)},
+    "dinh.eq20": {"Theta": Theta, "tau_lower": tau_lower, "tau_upper": tau_upper_sarah},
+}

@@ -37,7 +37,7 @@ import numpy as np
 
 from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, weighted_mean
 from fedrates.solvers.oracles import exact_gradients
-from fedrates.solvers.problems.finite_sum import finite_sum, sample_gradients
+from fedrates.solvers.problems.finite_sum import FiniteSum, finite_sum, sample_gradients
 
 __all__ = ["FedProxVRBase", "ESTIMATORS", "instance_L"]
 
@@ -53,8 +53,19 @@ def _instance_constants(fingerprint: str, problem: Any) -> tuple[float, float]:
 
 
 def instance_L(problem: Any) -> tuple[float, float]:
-    """(L of (3), λ of (4)) of a finite-sum problem (cached by fingerprint)."""
+    """(L of (3), λ of (4)) of a finite-sum problem (cached by fingerprint); softmax losses carry their own L and are
+    convex (λ = 0)."""
+    fs = finite_sum(problem)
+    if fs is not None and not isinstance(fs, FiniteSum):
+        return fs.L, 0.0
     return _instance_constants(problem.fingerprint, problem)
+
+
+def full_gradients(problem: Any, fs: Any, W: np.ndarray, clients: np.ndarray) -> np.ndarray:
+    """∇F_n at per-(replica, device) points (the structure's own full gradients when it has them)."""
+    if fs is not None and not isinstance(fs, FiniteSum):
+        return fs.full_gradients(W, clients)
+    return exact_gradients(problem, W, clients)
 
 
 def client_streams(ctx: RoundContext) -> Any:
@@ -118,7 +129,7 @@ class FedProxVRBase(Algorithm):
                   clients: np.ndarray, idx: np.ndarray | None, problem: Any) -> np.ndarray:
         """The estimator v⁽ᵗ⁾ (8a)/(8b)/SGD at W = w⁽ᵗ⁾; ``idx`` None means exact gradients."""
         if idx is None:
-            return exact_gradients(problem, W, clients)
+            return full_gradients(problem, fs, W, clients)
         if self.estimator == "sarah":
             g, g_prev = sample_gradients(fs, W, clients, idx, Wprev)
             return g - g_prev + v
@@ -150,10 +161,12 @@ class FedProxVRBase(Algorithm):
         for r in range(R):
             for j, k in enumerate(clients[r]):
                 streams[r][k].random(out=u[r, j])
-        idx_all = np.minimum((u[..., :-1] * n).astype(np.intp), n - 1).reshape(R, m, tau - 1, B)
+        # indices uniform on each device's own D_n samples (padded structures hold different sizes per device)
+        sizes = fs.sizes[clients][..., None] if hasattr(fs, "sizes") else n
+        idx_all = np.minimum((u[..., :-1] * sizes).astype(np.intp), sizes - 1).reshape(R, m, tau - 1, B)
         pick = np.minimum((u[..., -1] * (tau + 1)).astype(np.intp), tau) if self.output_rule == "random" else \
             np.full((R, m), tau)
-        v0 = exact_gradients(problem, W0, clients)
+        v0 = full_gradients(problem, fs, W0, clients)
         out = self.local_output(W0.copy(), pick, 0, W0)
         Wprev, W, v = W0, self.prox(W0 - eta * v0, anchor, eta), v0
         out = self.local_output(out, pick, 1, W)
@@ -173,3 +186,41 @@ class FedProxVRBase(Algorithm):
 
     def output(self, state: dict[str, np.ndarray]) -> np.ndarray:
         return state["x"]
+
+
+class _Streams:
+    """The per-client streams and counters a FedProxVR round reads from its context (as the runner's oracle)."""
+
+    def __init__(self, client_rngs: list, exact: bool) -> None:
+        self.client_rngs = client_rngs
+        self.exact = exact
+        self.steps = 0
+        self.evaluations = 0
+
+
+def run_states(alg: FedProxVRBase, problem: Any, rounds: int, seeds: list[int], w0: np.ndarray,
+               gradients: str = "stochastic") -> np.ndarray:
+    """Server iterates w̄^{(0..rounds)} of ``alg`` for every seed as one replica batch: (rounds + 1, R, dim).
+
+    For finite sums without a quadratic form (the softmax losses of :mod:`fedrates.solvers.problems.dinh_synthetic`),
+    where the generic runner's metrics do not apply.  Same streams as :func:`fedrates.solvers.algorithms.run_batch`
+    (``make_streams(seed, K)``), so the iterates are bit-identical to its runs; a diverging replica keeps running
+    (its values become inf/nan; the caller measures divergence)."""
+    from fedrates.solvers.algorithms.base import RoundContext
+    from fedrates.solvers.errors import InputError
+    from fedrates.solvers.oracles import make_streams
+
+    reason = alg.supports(problem)
+    if reason:
+        raise InputError(reason)
+    K, R = problem.clients, len(seeds)
+    oracle = _Streams([make_streams(s, K).clients for s in seeds], exact=(gradients == "exact"))
+    clients = np.broadcast_to(np.arange(K), (R, K))
+    weights = np.broadcast_to(problem.weights, (R, K))
+    state = alg.init(problem, np.broadcast_to(np.asarray(w0, dtype=float), (R,) + problem.shape).copy())
+    xs = [problem.flat(state["x"]).copy()]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        for s in range(rounds):
+            state = alg.round(state, problem, RoundContext(s, clients, weights, oracle))
+            xs.append(problem.flat(state["x"]).copy())
+    return np.stack(xs)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -102,10 +103,12 @@ class FiniteSum:
         return np.einsum("kid,kie->kide", self.X, self.X) + self.E[:, None]
 
 
-def finite_sum(problem: Problem) -> FiniteSum | None:
-    """The per-sample structure of ``problem`` (empirical least squares, optionally shifted), or None."""
-    if isinstance(problem.extras.get("finite_sum"), FiniteSum):
-        return problem.extras["finite_sum"]
+def finite_sum(problem: Problem) -> Any:
+    """The per-sample structure of ``problem`` (empirical least squares, optionally shifted, or the softmax losses
+    of :mod:`fedrates.solvers.problems.dinh_synthetic`), or None."""
+    extra = problem.extras.get("finite_sum")
+    if isinstance(extra, FiniteSum) or hasattr(extra, "sample_gradients"):
+        return extra
     fit = problem.datafit
     if not isinstance(fit, SampleLeastSquares) or len(problem.shape) != 1:
         return None
@@ -119,7 +122,10 @@ def sample_gradients(fs: FiniteSum, W: np.ndarray, clients: np.ndarray, idx: np.
     """(1/B) Σ_{i∈I} ∇f_i(W) per (replica, client): W (R, m, d), clients (R, m), idx (R, m, B) -> (R, m, d).
 
     With further points ``others`` (same shape as W), the gradients of the *same* minibatch at every point are
-    returned as a tuple (the rows are gathered once)."""
+    returned as a tuple (the rows are gathered once).  Structures with their own ``sample_gradients`` (softmax losses)
+    compute it themselves."""
+    if not isinstance(fs, FiniteSum):
+        return fs.sample_gradients(W, clients, idx, *others)
     Xb = fs.X[clients[..., None], idx]  # (R, m, B, d)
     yb = fs.y[clients[..., None], idx]
     B = idx.shape[-1]

@@ -47,6 +47,8 @@ EXPECTED = {
     "dinh.pl": (1 - 2 * P["m"] * _big_theta()) ** P["T"] * P["Delta"],
     "dinh.alg1": P["M_exact"],
     "dinh.sec5": P["gap_sgd"],
+    "dinh.eq22": 24 * (beta**2 * L**2 + mu**2) / (mut * L * (5 * beta**2 - 4 * beta) * (beta - 3)),
+    "dinh.eq20": (1 + P["gamma"] * tau) / _big_theta(),
 }
 
 
@@ -85,11 +87,12 @@ VIOLATIONS = {
 THEOREM1_LIKE = ("dinh.thm1", "dinh.thm1.corrected", "dinh.thm1.eq86", "dinh.cor1")
 
 
-ADDED = {"dinh.rem1.3", "dinh.sec4.3", "dinh.eq35", "dinh.pl", "dinh.alg1", "dinh.sec5"}
+ADDED = {"dinh.rem1.3", "dinh.sec4.3", "dinh.eq35", "dinh.pl", "dinh.alg1", "dinh.sec5", "dinh.eq22", "dinh.eq20"}
 
 
 @pytest.mark.parametrize("theorem_id, change", [("dinh.rem1.3", {"beta": 2.5}), ("dinh.sec4.3", {"mu": 3.0}),
-                                                ("dinh.pl", {"mu": 3.0})])
+                                                ("dinh.pl", {"mu": 3.0}), ("dinh.eq22", {"beta": 2.5}),
+                                                ("dinh.eq20", {"tau": 90.0}), ("dinh.eq20", {"tau": 106.0})])
 def test_added_statements_conditions(theorem_id, change):
     theorem = get(theorem_id)
     assert all(bool(_at(c, P)) for c in theorem.conditions)

@@ -163,11 +163,18 @@ def _dinh_json(problem: Any) -> dict:
     """Dinh et al.'s Assumption 1 constants (L, L_ms, L_F, λ, σ̄², PL m, Δ) of a finite-sum (``dinh_*``) problem."""
     if problem.family not in ("dinh_ls", "dinh_nc"):
         return {}
+    from fedrates.solvers.errors import InputError
     from fedrates.solvers.fedproxvr_constants import ASSUMPTIONS, compute
 
     const = compute(problem)
-    return {"fedproxvr": {name: {"value": float(getattr(const, name)), "assumption": text}
-                          for name, text in ASSUMPTIONS.items()}}
+    out = {"fedproxvr": {name: {"value": float(getattr(const, name)), "assumption": text}
+                         for name, text in ASSUMPTIONS.items()}}
+    if not const.realisable:  # Theta of Theorem 1 is refused, with the reason
+        try:
+            const.require_finite_sigma()
+        except InputError as exc:
+            out["fedproxvr_refused"] = str(exc)
+    return out
 
 
 def _dinh_text(doc: dict, out: Any) -> None:
@@ -176,6 +183,9 @@ def _dinh_text(doc: dict, out: Any) -> None:
         out.write("finite-sum constants (Dinh et al., Assumption 1; w0 = 0)\n")
     for name, entry in (table or {}).items():
         out.write(f"  {name:<14}  {_fmt(entry['value']):<14} {entry['assumption']}\n")
+    refused = _dinh_json(problem).get("fedproxvr_refused") if table else None
+    if refused:
+        out.write(f"  note: {refused}\n")
 
 
 def _separation_json(problem: Any) -> dict:

@@ -3,6 +3,7 @@
     fedrates explore bao.thm2.1 --exponent T
     fedrates explore bao.thm2.1 --set mu=0.5 L=1 a=8 T=1e4 K=4 E=2 Lam=1 H=1 rho=1 sigma=1 B=1 --dominant T
     fedrates explore bao.thm2.1 --set ... --solve T --target 1e-3 --json
+    fedrates explore dinh.sec4.3 --set L=1 lam=0.5 sigma_bar_sq=0.5 gamma=0.01 --minimize beta mu
 
 Symbol values and targets are parsed by :mod:`fedrates.bounds.parse` (numbers and arithmetic only).  Every symbol is
 positive except indicators and the round index t, which may be 0.  Every argument is validated before any analysis.
@@ -31,8 +32,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--solve", metavar="VAR", help="solve rhs = TARGET for VAR (positive verified roots)")
     p.add_argument("--target", metavar="EPS", help="target value for --solve (an arithmetic expression)")
     p.add_argument("--dominant", metavar="VAR", help="intervals of VAR where each term of the rhs dominates")
+    p.add_argument("--minimize", nargs="+", metavar="VAR",
+                   help="minimise the rhs over these symbols subject to the theorem's conditions (numeric: log-grid, "
+                        "then zoom; e.g. Dinh et al.'s training-time problems dinh.sec4.3 and dinh.eq20)")
     p.add_argument("--range", dest="vrange", nargs=2, metavar=("LO", "HI"),
-                   help="range of VAR for --dominant and --solve (default 1e-6..1e15 and 1e-12..1e18)")
+                   help="range of VAR for --dominant and --solve (default 1e-6..1e15 and 1e-12..1e18), of every "
+                        "variable of --minimize (default 1e-3..1e6)")
     p.add_argument("--latex", action="store_true", help="print the statement as LaTeX")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(handler=run)
@@ -109,8 +114,10 @@ def _precheck(args: argparse.Namespace) -> None:
         raise InputError("--solve needs --target EPS")
     if args.target is not None and not args.solve:
         raise InputError("--target is only used with --solve VAR")
-    if args.vrange and not (args.solve or args.dominant):
-        raise InputError("--range is only used with --solve VAR or --dominant VAR")
+    if args.vrange and not (args.solve or args.dominant or args.minimize):
+        raise InputError("--range is only used with --solve VAR, --dominant VAR or --minimize VAR...")
+    if args.minimize and (args.solve or args.dominant):
+        raise InputError("--minimize cannot be combined with --solve or --dominant (they read --range differently)")
     if args.at_zero and not args.exponent:
         raise InputError("--at-zero is only used with --exponent VAR")
     for item in args.assignments:
@@ -178,6 +185,8 @@ def _run(args: argparse.Namespace) -> int:
                         for r in sol.roots]
         doc["range"] = [sol.lo, sol.hi]
         doc["target"] = target
+    if args.minimize:
+        doc["minimum"] = _minimum(theorem, args.minimize, values, lo, hi)
     if args.latex:
         doc["latex"] = analysis.to_latex(theorem)
 
@@ -190,6 +199,28 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     _print_text(doc)
     return 0
+
+
+def _minimum(theorem: Any, variables: list[str], values: dict[str, float], lo: float | None,
+             hi: float | None) -> dict[str, Any]:
+    """The constrained minimum of the rhs, with the quantities the theorem's paper derives from the optimum."""
+    import importlib
+
+    from fedrates.bounds._logeval import compile_value
+    from fedrates.bounds.minimize import minimize
+
+    kw = {} if lo is None else {"lo": lo, "hi": hi}
+    res = minimize(theorem, variables, values, **kw)
+    at = {**values, **res.point}
+    try:
+        module = importlib.import_module(f"fedrates.bounds.catalog.{theorem.paper}")
+    except ModuleNotFoundError:
+        module = None
+    derived = {name: float(compile_value(expr)(at)) for name, expr in
+               getattr(module, "DERIVED", {}).get(theorem.id, {}).items()}
+    return {"variables": list(variables), "point": res.point, "value": res.value, "derived": derived,
+            "range": [res.lo, res.hi], "grid_decades": res.grid_decades, "evaluations": res.evaluations,
+            "conditions_fail": theorem.failed_conditions(at)}
 
 
 def _print_text(doc: dict[str, Any]) -> None:
@@ -226,6 +257,15 @@ def _print_text(doc: dict[str, Any]) -> None:
         for r in doc["roots"]:
             flag = f"  (condition fails: {'; '.join(r['conditions_fail'])})" if r["conditions_fail"] else ""
             out(f"    {_fmt(r['value'])}{flag}\n")
+    if "minimum" in doc:
+        m = doc["minimum"]
+        out(f"  minimum of rhs over {', '.join(m['variables'])} in [{_fmt(m['range'][0])}, {_fmt(m['range'][1])}] "
+            f"(log-grid {m['grid_decades']:.3g} decades, then zoom; {m['evaluations']} evaluations):\n")
+        out(f"    value: {_fmt(m['value'])}\n")
+        for k, v in {**m["point"], **m["derived"]}.items():
+            out(f"    {k:<12} {_fmt(v)}\n")
+        if m["conditions_fail"]:
+            out(f"    conditions failing at the optimum: {'; '.join(m['conditions_fail'])}\n")
     if "latex" in doc:
         out(f"  latex: {doc['latex']}\n")
     for n in doc["notes"]:
