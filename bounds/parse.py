@@ -19,12 +19,12 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import sympy as sp
 
-from fedrates.solvers.errors import InputError, suggest
+from fedrates.solvers.errors import MAX_INPUT_LENGTH, InputError, shown, suggest
 
 __all__ = ["MAX_LENGTH", "parse_expression", "parse_number", "parse_assignments", "FUNCTIONS", "shown"]
 
 #: longest accepted input, in characters
-MAX_LENGTH = 200
+MAX_LENGTH = MAX_INPUT_LENGTH
 #: deepest accepted expression tree
 MAX_DEPTH = 40
 #: largest |exponent| of a power of two numbers (guards against 10**10**10)
@@ -230,10 +230,3 @@ def parse_assignments(items: Sequence[str] | None, allowed: Iterable[str],
                              f"positive), got {value:g}")
         out[key] = value
     return out
-
-
-def shown(text: str, limit: int = 60) -> str:
-    """``text`` safe to echo in a one-line message: control characters (newlines, ANSI escapes) are escaped and
-    long text is shortened."""
-    safe = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
-    return safe if len(safe) <= limit else safe[:limit - 3] + "..."

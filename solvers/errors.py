@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-__all__ = ["InputError", "VerificationError", "suggest", "unknown_name"]
+__all__ = ["InputError", "MAX_INPUT_LENGTH", "VerificationError", "shown", "suggest", "unknown_name"]
 
 
 class InputError(ValueError):
@@ -32,3 +32,14 @@ def unknown_name(kind: str, name: str, choices: Iterable[str]) -> InputError:
     return InputError(
         f"unknown {kind} '{name}'{suggest(name, choices)}; expected one of: {', '.join(choices)}"
     )
+
+
+#: longest accepted user expression or ``symbol=value`` item, in characters
+MAX_INPUT_LENGTH = 200
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """``text`` safe to echo in a one-line message: control characters (newlines, ANSI escapes) are escaped and
+    long text is shortened."""
+    safe = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+    return safe if len(safe) <= limit else safe[:limit - 3] + "..."

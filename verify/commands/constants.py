@@ -183,7 +183,7 @@ def _dinh_text(doc: dict, out: Any) -> None:
         out.write("finite-sum constants (Dinh et al., Assumption 1; w0 = 0)\n")
     for name, entry in (table or {}).items():
         out.write(f"  {name:<14}  {_fmt(entry['value']):<14} {entry['assumption']}\n")
-    refused = _dinh_json(problem).get("fedproxvr_refused") if table else None
+    refused = doc.get("fedproxvr_refused") if table else None
     if refused:
         out.write(f"  note: {refused}\n")
 

@@ -138,8 +138,70 @@ def _precheck(args: argparse.Namespace) -> None:
             raise InputError(f"--range must satisfy 0 < LO < HI < inf, got LO = {lo:g}, HI = {hi:g}")
 
 
+def _index_precheck(args: argparse.Namespace, index: dict[str, Any]) -> None:
+    """The checks that need only the theorem's letters, read from the cached symbol table (no sympy): unknown
+    theorem, unknown or repeated symbol, a zero where 0 is not allowed, an unknown or conditions-only variable, and
+    missing values.  The same messages as the full checks in :func:`_validate`, which run again on the theorem."""
+    import math
+
+    from fedrates.solvers.errors import MAX_INPUT_LENGTH, shown, suggest, unknown_name
+    if args.theorem not in index:
+        raise unknown_name("theorem", args.theorem, index)
+    entry = index[args.theorem]
+    free, rhs, zero_ok = set(entry["free"]), set(entry["rhs"]), set(entry["zero_ok"])
+    given: set[str] = set()
+    for item in args.assignments:
+        if len(item) > MAX_INPUT_LENGTH or "=" not in item:
+            return  # the full parser words these
+        key, _, text = item.partition("=")
+        key = key.strip()
+        if key not in free:
+            raise InputError(f"unknown symbol '{shown(key)}'{suggest(key, sorted(free))}; expected one of: "
+                             f"{', '.join(sorted(free))}")
+        if key in given:
+            raise InputError(f"--set gives '{key}' twice; give each symbol once")
+        given.add(key)
+        try:
+            value = float(text)
+        except ValueError:
+            return  # arithmetic: parsed (and checked) with sympy
+        if key not in zero_ok and math.isfinite(value) and value == 0:
+            raise InputError(f"value of '{key}' must be positive (all symbols but indicators and round indices are "
+                             f"positive), got {value:g}")
+    for opt in ("exponent", "solve", "dominant"):
+        var = getattr(args, opt)
+        if var is None:
+            continue
+        if var not in free | rhs:
+            raise unknown_name(f"symbol of {args.theorem}", var, free | rhs)
+        if var not in rhs:
+            raise InputError(f"--{opt} {shown(var)}: '{shown(var)}' appears only in the conditions of "
+                             f"{args.theorem}, not in its rhs")
+    if args.target is not None or args.vrange:
+        return  # target and range are parsed before the missing-values check
+    for opt in ("solve", "dominant"):
+        var = getattr(args, opt)
+        if var is not None:
+            missing = sorted(n for n in rhs if n != var and n not in given)
+            if missing:
+                what = "solving for" if opt == "solve" else "dominant regimes in"
+                raise InputError(f"{what} {var} needs values for: {', '.join(missing)}")
+
+
 def _run(args: argparse.Namespace) -> int:
+    from fedrates.verify.commands._theorem_index import theorem_index
+
     _precheck(args)  # before sympy is imported: the quick refusals stay quick
+    index = theorem_index(build=False)  # a refusal writes nothing: the table is stored after a successful answer
+    if index is not None:
+        _index_precheck(args, index)
+    code = _answer(args)
+    if index is None:
+        theorem_index(build=True)
+    return code
+
+
+def _answer(args: argparse.Namespace) -> int:
     from sympy import sstr as sp_str
 
     from fedrates.bounds import analysis
