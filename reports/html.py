@@ -273,6 +273,186 @@ def _paper(theorem: str) -> str:
     return f"{authors}, “{title}”"
 
 
+def _constant_rows(constants: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Constants of the instance for display; effective quantities are named as such."""
+    rows = []
+    for key, value in constants.items():
+        name = str(key)
+        text = _fmt(value)
+        if isinstance(value, float) and abs(value) == _TINY:
+            text = "0 (exactly; the bound is evaluated at the limit 0⁺)"
+        elif name == "K" and isinstance(value, float) and not float(value).is_integer():
+            # a non-integral K is the effective number of clients 1/Σπ_k² (σ̄² = Σπ_k²σ² = σ²/K_eff)
+            name = "K_eff = 1/Σπ_k² (effective number of clients)"
+        rows.append((name, text))
+    return rows
+
+
+def _run_text(verdict: Mapping[str, Any]) -> str:
+    parts = []
+    if verdict.get("profile"):
+        parts.append(f"{verdict['profile']} profile")
+    if verdict.get("base_seed") not in (None, 0):
+        parts.append(f"seed {verdict['base_seed']}")
+    if verdict.get("run_at"):
+        parts.append(str(verdict["run_at"]).replace("T", " ").replace("+00:00", " UTC"))
+    return ", ".join(parts)
+
+
+def _paper(theorem: str) -> str:
+    from fedrates.papers import PAPERS
+
+    key = theorem.split(".", 1)[0]
+    if key not in PAPERS:
+        return ""
+    authors, title = PAPERS[key]
+    return f"{authors}, “{title}”"
+
+
+def _constant_rows(constants: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Constants of the instance for display; effective quantities are named as such."""
+    rows = []
+    for key, value in constants.items():
+        name = str(key)
+        text = _fmt(value)
+        if isinstance(value, float) and abs(value) == _TINY:
+            text = "0 (exactly; the bound is evaluated at the limit 0⁺)"
+        elif name == "K" and isinstance(value, float) and not float(value).is_integer():
+            # a non-integral K is the effective number of clients 1/Σπ_k² (σ̄² = Σπ_k²σ² = σ²/K_eff)
+            name = "K_eff = 1/Σπ_k² (effective number of clients)"
+        rows.append((name, text))
+    return rows
+
+
+def _run_text(verdict: Mapping[str, Any]) -> str:
+    parts = []
+    if verdict.get("profile"):
+        parts.append(f"{verdict['profile']} profile")
+    if verdict.get("base_seed") not in (None, 0):
+        parts.append(f"seed {verdict['base_seed']}")
+    if verdict.get("run_at"):
+        parts.append(str(verdict["run_at"]).replace("T", " ").replace("+00:00", " UTC"))
+    return ", ".join(parts)
+
+
+def _paper(theorem: str) -> str:
+    from fedrates.papers import PAPERS
+
+    key = theorem.split(".", 1)[0]
+    if key not in PAPERS:
+        return ""
+    authors, title = PAPERS[key]
+    return f"{authors}, “{title}”"
+
+
+def _constant_rows(constants: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Constants of the instance for display; effective quantities are named as such."""
+    rows = []
+    for key, value in constants.items():
+        name = str(key)
+        text = _fmt(value)
+        if isinstance(value, float) and abs(value) == _TINY:
+            text = "0 (exactly; the bound is evaluated at the limit 0⁺)"
+        elif name == "K" and isinstance(value, float) and not float(value).is_integer():
+            # a non-integral K is the effective number of clients 1/Σπ_k² (σ̄² = Σπ_k²σ² = σ²/K_eff)
+            name = "K_eff = 1/Σπ_k² (effective number of clients)"
+        rows.append((name, text))
+    return rows
+
+
+def _run_text(verdict: Mapping[str, Any]) -> str:
+    parts = []
+    if verdict.get("profile"):
+        parts.append(f"{verdict['profile']} profile")
+    if verdict.get("base_seed") not in (None, 0):
+        parts.append(f"seed {verdict['base_seed']}")
+    if verdict.get("run_at"):
+        parts.append(str(verdict["run_at"]).replace("T", " ").replace("+00:00", " UTC"))
+    return ", ".join(parts)
+
+
+def _paper(theorem: str) -> str:
+    from fedrates.papers import PAPERS
+
+    key = theorem.split(".", 1)[0]
+    if key not in PAPERS:
+        return ""
+    authors, title = PAPERS[key]
+    return f"{authors}, “{title}”"
+
+
+def _constant_rows(constants: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Constants of the instance for display; effective quantities are named as such."""
+    rows = []
+    for key, value in constants.items():
+        name = str(key)
+        text = _fmt(value)
+        if isinstance(value, float) and abs(value) == _TINY:
+            text = "0 (exactly; the bound is evaluated at the limit 0⁺)"
+        elif name == "K" and isinstance(value, float) and not float(value).is_integer():
+            # a non-integral K is the effective number of clients 1/Σπ_k² (σ̄² = Σπ_k²σ² = σ²/K_eff)
+            name = "K_eff = 1/Σπ_k² (effective number of clients)"
+        rows.append((name, text))
+    return rows
+
+
+def _run_text(verdict: Mapping[str, Any]) -> str:
+    parts = []
+    if verdict.get("profile"):
+        parts.append(f"{verdict['profile']} profile")
+    if verdict.get("base_seed") not in (None, 0):
+        parts.append(f"seed {verdict['base_seed']}")
+    if verdict.get("run_at"):
+        parts.append(str(verdict["run_at"]).replace("T", " ").replace("+00:00", " UTC"))
+    return ", ".join(parts)
+
+
+def _paper(theorem: str) -> str:
+    from fedrates.papers import PAPERS
+
+    key = theorem.split(".", 1)[0]
+    if key not in PAPERS:
+        return ""
+    authors, title = PAPERS[key]
+    return f"{authors}, “{title}”"
+
+
+def _constant_rows(constants: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Constants of the instance for display; effective quantities are named as such."""
+    rows = []
+    for key, value in constants.items():
+        name = str(key)
+        text = _fmt(value)
+        if isinstance(value, float) and abs(value) == _TINY:
+            text = "0 (exactly; the bound is evaluated at the limit 0⁺)"
+        elif name == "K" and isinstance(value, float) and not float(value).is_integer():
+            # a non-integral K is the effective number of clients 1/Σπ_k² (σ̄² = Σπ_k²σ² = σ²/K_eff)
+            name = "K_eff = 1/Σπ_k² (effective number of clients)"
+        rows.append((name, text))
+    return rows
+
+
+def _run_text(verdict: Mapping[str, Any]) -> str:
+    parts = []
+    if verdict.get("profile"):
+        parts.append(f"{verdict['profile']} profile")
+    if verdict.get("base_seed") not in (None, 0):
+        parts.append(f"seed {verdict['base_seed']}")
+    if verdict.get("run_at"):
+        parts.append(str(verdict["run_at"]).replace("T", " ").replace("+00:00", " UTC"))
+    return ", ".join(parts)
+
+
+def _paper(theorem: str) -> str:
+    from fedrates.papers import PAPERS
+
+    key = theorem.split(".", 1)[0]
+    if key not in PAPERS:
+        return ""
+    authors, title = PAPERS[key]
+    return f"{authors}, “{title}”"
+
+
 def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame) -> dict[str, Any]:
     claim = str(verdict.get("claim", f"claim {index}"))
     key = str(verdict.get("verdict", "unknown"))
