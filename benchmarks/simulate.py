@@ -164,34 +164,86 @@ def verification_scale() -> None:
               f"{'met' if rate / loop_rate >= 50 else 'NOT met'})")
 
 
-def read_bound(problem, batch: int, pairs: int = 64, repeats: int = 7) -> float:
-    """Client steps per second of a compiled loop that only reads what a minibatch step must read — ``batch``
-    random rows of the problem's sample matrix and the client's iterate (B·d + d float64) — and computes nothing
-    else: the memory-read bound of a step, measured now on this machine."""
+def engine_rows(problem, batch: int, local_steps: int, rounds: int) -> np.ndarray:
+    """The minibatch rows a run of ``rounds`` rounds reads (full participation, seed 0), as the engine draws them:
+    (rounds·E, K, B) row indices of the stacked sample matrix."""
+    from fedrates.solvers.oracles import GradientOracle
+
+    K = problem.clients
+    oracle = GradientOracle(problem, [make_streams(0, K).clients], batch)
+    clients = np.broadcast_to(np.arange(K), (1, K))
+    out = []
+    for _ in range(rounds):
+        oracle.begin_round(clients, local_steps)
+        out.append(oracle.take_rows(local_steps)[:, 0])
+    return np.concatenate(out)
+
+
+def read_bound(problem, batch: int, local_steps: int, rounds: int = 4):
+    """A timer of compiled loops that only *read* what the engine's local steps read — the same sampled rows in the
+    same order (client by client, its E steps in a row) and the client's iterate, (B + 1)·d float64 per step — and
+    compute nothing else: the memory-read bound of a step.  Two read orders are timed, one row at a time and four
+    rows at once (more loads in flight, as the gradient kernel does); the faster is the bound.  Returns a function
+    that measures once and returns client steps per second."""
     from numba import njit
 
     @njit(fastmath=True)
-    def touch(X, W, rows):
+    def one_row(X, W, rows, rounds_per):
         s = 0.0
-        for p in range(rows.shape[0]):
-            w = W[p]
-            for j in range(w.shape[0]):
-                s += w[j]
-            for i in range(rows.shape[1]):
-                x = X[rows[p, i]]
-                for j in range(x.shape[0]):
-                    s += x[j]
+        S, P, B = rows.shape
+        E = S // rounds_per
+        for r in range(rounds_per):
+            for p in range(P):
+                w = W[p]
+                for e in range(E):
+                    for j in range(w.shape[0]):
+                        s += w[j]
+                    for i in range(B):
+                        x = X[rows[r * E + e, p, i]]
+                        for j in range(x.shape[0]):
+                            s += x[j]
+        return s
+
+    @njit(fastmath=True)
+    def four_rows(X, W, rows, rounds_per):
+        s = 0.0
+        S, P, B = rows.shape
+        E = S // rounds_per
+        for r in range(rounds_per):
+            for p in range(P):
+                w = W[p]
+                for e in range(E):
+                    rr = rows[r * E + e, p]
+                    for j in range(w.shape[0]):
+                        s += w[j]
+                    i = 0
+                    while i + 3 < B:
+                        x0, x1, x2, x3 = X[rr[i]], X[rr[i + 1]], X[rr[i + 2]], X[rr[i + 3]]
+                        for j in range(x0.shape[0]):
+                            s += x0[j] + x1[j] + x2[j] + x3[j]
+                        i += 4
+                    while i < B:
+                        x = X[rr[i]]
+                        for j in range(x.shape[0]):
+                            s += x[j]
+                        i += 1
         return s
 
     X = problem.datafit.X.reshape(-1, problem.dim)
-    rng = np.random.default_rng(0)
-    rows = rng.integers(0, X.shape[0], (pairs * 20, batch))
-    W = rng.standard_normal((pairs * 20, problem.dim))
-    touch(X, W, rows[:1])
-    return pairs * 20 / best_of(repeats, touch, X, W, rows)
+    rows = engine_rows(problem, batch, local_steps, rounds)
+    W = np.random.default_rng(0).standard_normal((rows.shape[1], problem.dim))
+    steps = rows.shape[0] * rows.shape[1]
+    for fn in (one_row, four_rows):
+        fn(X, W, rows[:local_steps, :1], 1)
+
+    def measure() -> float:
+        return max(steps / best_of(1, fn, X, W, rows, rounds) for fn in (one_row, four_rows))
+    return measure
 
 
-def paper_scale() -> None:
+def paper_scale(repeats: int = 7) -> None:
+    """Engine and bound timed alternately (``repeats`` times each, best of each kept), so that both see the same
+    load; the numpy backend is timed twice."""
     E, B = 10, 10
     measured = bandwidth()
     for name in ("fedavg", "fast_fedda"):
@@ -206,19 +258,26 @@ def paper_scale() -> None:
             hyper = {"mu": 0.1}
         p.quadratic  # noqa: B018 - build the cached Gram outside the timing
         rounds = 20
-        rates = {}
         chosen = kernels.BACKEND
-        for backend in ("numba", "numpy") if chosen == "numba" else ("numpy",):
-            kernels.BACKEND = backend
+        steps = p.clients * E * rounds
+        if chosen == "numba":
+            bound_once = read_bound(p, B, E)
+            engine(name, p, [0], 2, E, B, repeats=1, **hyper)  # warm: kernels loaded, constants cached
+            best, bound = 0.0, 0.0
+            for _ in range(repeats):
+                best = max(best, steps / engine(name, p, [0], rounds, E, B, repeats=1, **hyper))
+                bound = max(bound, bound_once())
+            kernels.BACKEND = "numpy"
             try:
-                rates[backend] = p.clients * E * rounds / engine(name, p, [0], rounds, E, B, **hyper)
+                slow = steps / engine(name, p, [0], rounds, E, B, repeats=2, **hyper)
             finally:
                 kernels.BACKEND = chosen
-        bound = read_bound(p, B) if chosen == "numba" else measured / (B * p.dim * 8)
-        best = rates[chosen]
-        extra = f", numpy backend {rates['numpy']:,.0f}/s" if "numpy" in rates and chosen != "numpy" else ""
+            extra = f", numpy backend {slow:,.0f}/s"
+        else:
+            best = steps / engine(name, p, [0], rounds, E, B, **hyper)
+            bound, extra = measured / (B * p.dim * 8), ""
         print(f"paper scale {name} (bao-lasso, 64 clients, batch 10): engine {best:,.0f} client-steps/s "
-              f"({chosen}){extra}; memory-read bound {bound:,.0f}/s measured now -> {best / bound:.0%} "
+              f"({chosen}){extra}; memory-read bound {bound:,.0f}/s measured alternately -> {best / bound:.0%} "
               f"(target >= 80%: {'met' if best >= 0.8 * bound else 'NOT met'}; streaming bandwidth now "
               f"{measured / 1e9:.1f} GB/s)")
 
