@@ -155,10 +155,13 @@ def verification_scale() -> None:
             hyper, loop = {"step": 1e-3}, (loop_fedavg, 1e-3)
         else:
             hyper, loop = {"mu": 0.1}, (loop_fast_fedda, 0.1)
-        loop_rate = len(seeds) * p.clients * E * loop_rounds / best_of(3, loop[0], p, seeds, loop_rounds, E, B,
-                                                                         loop[1])
-        dt = engine(name, p, seeds, rounds, E, B, **hyper)
-        rate = len(seeds) * p.clients * E * rounds / dt
+        engine(name, p, seeds, 2, E, B, repeats=1, **hyper)  # kernels loaded, constants cached
+        loop_rate = rate = 0.0
+        for _ in range(3):  # alternately, so that both see the same load; best of each
+            loop_rate = max(loop_rate, len(seeds) * p.clients * E * loop_rounds / best_of(
+                1, loop[0], p, seeds, loop_rounds, E, B, loop[1]))
+            rate = max(rate, len(seeds) * p.clients * E * rounds / engine(name, p, seeds, rounds, E, B, repeats=1,
+                                                                          **hyper))
         print(f"verification scale {name} (dim 64, 16 clients, batch 10, 20 seeds): loop {loop_rate:,.0f} "
               f"client-steps/s, engine {rate:,.0f} client-steps/s, ratio {rate / loop_rate:.1f}x (target >= 50x: "
               f"{'met' if rate / loop_rate >= 50 else 'NOT met'})")
@@ -321,7 +324,7 @@ def figure1(rounds: int) -> None:
 
     p = problems.make("lasso", preset="bao-lasso")
     p.quadratic  # noqa: B018
-    total = bare = 0.0
+    total = bare = cpu = 0.0
     for name in FIG1:
         if name not in algorithms.names():
             print(f"  {name}: not registered, skipped")
@@ -336,19 +339,24 @@ def figure1(rounds: int) -> None:
             algorithms.make(name, local_steps=10, batch=10, **hyper).check(p)  # one-off constants (cached)
             setup = time.perf_counter() - start
             engine(name, p, [0], 2, 10, 10, participating=10, repeats=1, **hyper)  # kernels loaded before timing
+            cpu0 = time.process_time()
             dt = engine(name, p, [0], rounds, 10, 10, participating=10, repeats=1, record_every=1, **hyper)
+            cpu_dt = time.process_time() - cpu0
             bare += engine(name, p, [0], rounds, 10, 10, participating=10, repeats=1, record_every=rounds, **hyper)
         except InputError as exc:
             print(f"  {name}: not run ({exc})")
             continue
         total += dt
-        print(f"  {name}: {dt:.2f} s ({rounds} rounds, 10 of 64 clients, E = 10, B = 10, metrics every round; "
-              f"one-off problem constants {setup:.2f} s before)")
+        cpu += cpu_dt
+        print(f"  {name}: {dt:.2f} s wall, {cpu_dt:.2f} s CPU ({rounds} rounds, 10 of 64 clients, E = 10, B = 10, "
+              f"metrics every round; one-off problem constants {setup:.2f} s before)")
     scaled = total * 2000 / rounds
     note = "" if rounds == 2000 else f" (measured {total:.1f} s for {rounds} rounds, scaled linearly)"
-    print(f"Figure 1 setting: total {scaled:.1f} s for 2000 rounds{note} (target <= 15 s: "
-          f"{'met' if scaled <= 15 else 'NOT met'}); baseline in the same run, the same runs recording metrics only "
-          f"at the end: {bare * 2000 / rounds:.1f} s (per-round metrics add {total / max(bare, 1e-12) - 1:.0%})")
+    print(f"Figure 1 setting: total {scaled:.1f} s wall, {cpu * 2000 / rounds:.1f} s CPU of this process (the wall "
+          f"time of an otherwise idle core) for 2000 rounds{note} (target <= 15 s: wall "
+          f"{'met' if scaled <= 15 else 'NOT met'}, CPU {'met' if cpu * 2000 / rounds <= 15 else 'NOT met'}); "
+          f"baseline in the same run, the same runs recording metrics only at the end: {bare * 2000 / rounds:.1f} s "
+          f"wall (per-round metrics add {total / max(bare, 1e-12) - 1:.0%})")
 
 
 def main() -> None:
