@@ -8,6 +8,8 @@ of the numpy oracles in :mod:`fedrates.solvers.kernels` up to the order of summa
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -17,30 +19,12 @@ _TINY = np.finfo(np.float64).tiny
 
 @njit(cache=True, fastmath=_FM, nogil=True)
 def lsq_rows(X, y, W, rows, out):  # pragma: no cover - compiled
-    """out[p] = (1/B) Σ_i x_r (x_rᵀ W[p] − y_r), r = rows[p, i], with no gathered copy: the B residuals first (each
-    sampled row streamed once from memory), then the update, which finds the B rows (B·d·8 bytes) in cache."""
+    """out[p] = (1/B) Σ_i x_r (x_rᵀ W[p] − y_r), r = rows[p, i], with no gathered copy (:func:`_grad`: the B residuals
+    first, each sampled row streamed once from memory, then the update, which finds the rows in cache)."""
     P, B = rows.shape
-    d = X.shape[1]
     res = np.empty(B)
     for p in range(P):
-        w = W[p]
-        for i in range(B):
-            r = rows[p, i]
-            x = X[r]
-            s = 0.0
-            for j in range(d):
-                s += x[j] * w[j]
-            res[i] = s - y[r]
-        g = out[p]
-        for j in range(d):
-            g[j] = 0.0
-        for i in range(B):
-            x = X[rows[p, i]]
-            c = res[i]
-            for j in range(d):
-                g[j] += c * x[j]
-        for j in range(d):
-            g[j] /= B
+        _grad(X, y, W[p], rows[p], res, out[p])
 
 
 @njit(cache=True, fastmath=_FM, nogil=True)
@@ -101,3 +85,287 @@ def floyd(U, n, out):  # pragma: no cover - compiled
                     t = j
                     break
             out[p, i] = t
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# fused rounds: every local step of every (replica, client) pair in one call
+# ---------------------------------------------------------------------------------------------------------------
+@njit(cache=True, fastmath=_FM, nogil=True)
+def _grad(X, y, w, r, res, g):  # pragma: no cover - compiled
+    """g = (1/B) Σ_i x_{r_i}(x_{r_i}ᵀw − y_{r_i}) for one pair (rows r (B,), scratch res (B,)).
+
+    The residuals are formed four rows at a time (then two, then one), and the update likewise: several
+    independent streams from memory at once (the rows are scattered), and few passes over g."""
+    B = r.shape[0]
+    d = w.shape[0]
+    i = 0
+    while i + 3 < B:
+        x0, x1, x2, x3 = X[r[i]], X[r[i + 1]], X[r[i + 2]], X[r[i + 3]]
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        s3 = 0.0
+        for j in range(d):
+            wj = w[j]
+            s0 += x0[j] * wj
+            s1 += x1[j] * wj
+            s2 += x2[j] * wj
+            s3 += x3[j] * wj
+        res[i], res[i + 1], res[i + 2], res[i + 3] = s0, s1, s2, s3
+        i += 4
+    if i + 1 < B:
+        x0, x1 = X[r[i]], X[r[i + 1]]
+        s0 = 0.0
+        s1 = 0.0
+        for j in range(d):
+            s0 += x0[j] * w[j]
+            s1 += x1[j] * w[j]
+        res[i], res[i + 1] = s0, s1
+        i += 2
+    if i < B:
+        x0 = X[r[i]]
+        s0 = 0.0
+        for j in range(d):
+            s0 += x0[j] * w[j]
+        res[i] = s0
+    for i in range(B):
+        res[i] = (res[i] - y[r[i]]) / B
+    for j in range(d):
+        g[j] = 0.0
+    i = 0
+    while i + 3 < B:
+        x0, x1, x2, x3 = X[r[i]], X[r[i + 1]], X[r[i + 2]], X[r[i + 3]]
+        c0, c1, c2, c3 = res[i], res[i + 1], res[i + 2], res[i + 3]
+        for j in range(d):
+            g[j] += (c0 * x0[j] + c1 * x1[j]) + (c2 * x2[j] + c3 * x3[j])
+        i += 4
+    if i + 1 < B:
+        x0, x1 = X[r[i]], X[r[i + 1]]
+        c0, c1 = res[i], res[i + 1]
+        for j in range(d):
+            g[j] += c0 * x0[j] + c1 * x1[j]
+        i += 2
+    if i < B:
+        x0 = X[r[i]]
+        c0 = res[i]
+        for j in range(d):
+            g[j] += c0 * x0[j]
+
+
+@njit(cache=True, fastmath=_FM, nogil=True)
+def _prox_row(v, kappa, radius, out):  # pragma: no cover - compiled
+    """out = proj_ρ(soft(v, κ)) for one row: κ < 0 skips the threshold, ρ ≤ 0 the ball; out may be v (as
+    :func:`soft_ball` and :func:`ball`, NaN propagated)."""
+    ss = 0.0
+    if kappa >= 0.0:
+        for j in range(v.shape[0]):
+            o = _soft(v[j], kappa)
+            out[j] = o
+            ss += o * o
+    else:
+        for j in range(v.shape[0]):
+            o = v[j]
+            out[j] = o
+            ss += o * o
+    if radius > 0.0:
+        _scale_into_ball(out, ss, radius)
+
+
+@njit(cache=True, fastmath=_FM, nogil=True)
+def local_sgd(X, y, S, rows, step, mu_prox, kappa, radius, out):  # pragma: no cover - compiled
+    """E local (proximal) SGD steps per pair from S[p] (also the proximal anchor), rows (E, P, B) -> out (P, d):
+
+        w ← prox(w − η(g(w) + μ_p(w − s)))   (μ_p = 0: w − ηg(w)),   prox = proj_ρ ∘ soft_κ (κ < 0, ρ ≤ 0: off)
+
+    FedAvg (κ < 0), FedProx (μ_p > 0), FedMiD (κ = λη)."""
+    E, P, B = rows.shape
+    d = X.shape[1]
+    res = np.empty(B)
+    g = np.empty(d)
+    for p in range(P):
+        w = out[p]
+        s = S[p]
+        for j in range(d):
+            w[j] = s[j]
+        for e in range(E):
+            _grad(X, y, w, rows[e, p], res, g)
+            ss = 0.0
+            for j in range(d):
+                if mu_prox == 0.0:
+                    v = w[j] - step * g[j]
+                else:
+                    v = w[j] - step * (g[j] + mu_prox * (w[j] - s[j]))
+                if kappa >= 0.0:
+                    v = _soft(v, kappa)
+                w[j] = v
+                ss += v * v
+            if radius > 0.0:
+                _scale_into_ball(w, ss, radius)
+
+
+@njit(cache=True, fastmath=_FM, nogil=True)
+def local_da(X, y, S, rows, step, kappas, radius, out):  # pragma: no cover - compiled
+    """FedDA's local dual steps per pair from z = S[p]: for e, w = prox(z, κ_e), z ← z − ηg(w); out (P, d) = z."""
+    E, P, B = rows.shape
+    d = X.shape[1]
+    res = np.empty(B)
+    g = np.empty(d)
+    w = np.empty(d)
+    for p in range(P):
+        z = out[p]
+        s = S[p]
+        for j in range(d):
+            z[j] = s[j]
+        _prox_row(z, kappas[0], radius, w)
+        for e in range(E):
+            _grad(X, y, w, rows[e, p], res, g)
+            if e == E - 1:
+                for j in range(d):
+                    z[j] = z[j] - step * g[j]
+                break
+            k = kappas[e + 1]  # the next step's point w = prox(z) in the same pass
+            ss = 0.0
+            for j in range(d):
+                zj = z[j] - step * g[j]
+                z[j] = zj
+                o = _soft(zj, k) if k >= 0.0 else zj
+                w[j] = o
+                ss += o * o
+            if radius > 0.0:
+                _scale_into_ball(w, ss, radius)
+
+
+@njit(cache=True, fastmath=_FM, nogil=True)
+def local_fast_da(X, y, G0, WT0, W0, centre, rows, rep, weights, alphas, inv_c, kappas, half_mu, gamma, radius,
+                  gbar, wtbar):  # pragma: no cover - compiled
+    """Fast-FedDA's local steps (Bao et al. Alg. 1 lines 6–10) per pair p of replica r = rep[p], from the server
+    state (G0, WT0, W0)[r]; accumulates the π-weighted client averages of every step into gbar, wtbar (R, E, d):
+
+        G ← G + α_e g(W);  gbar[r, e] += π_p G,  wtbar[r, e] += π_p W̃;
+        (e < E − 1)  W ← prox_{κ_e}((γw₀ − (G − (μ/2)W̃))·(1/c_e)),  W̃ ← W̃ + α_{e+1} W.
+
+    One pass over the vectors per step (two with an active ball): the updates, averages and the thresholded
+    point are formed together."""
+    E, P, B = rows.shape
+    d = X.shape[1]
+    res = np.empty(B)
+    g = np.empty(d)
+    G = np.empty(d)
+    WT = np.empty(d)
+    W = np.empty(d)
+    ball = radius > 0.0
+    for p in range(P):
+        r = rep[p]
+        pi = weights[p]
+        c0 = centre[r]
+        for j in range(d):
+            G[j] = G0[r, j]
+            WT[j] = WT0[r, j]
+            W[j] = W0[r, j]
+        for e in range(E):
+            _grad(X, y, W, rows[e, p], res, g)
+            a = alphas[e]
+            gb = gbar[r, e]
+            wb = wtbar[r, e]
+            if e == E - 1:
+                for j in range(d):
+                    Gj = G[j] + a * g[j]
+                    G[j] = Gj
+                    gb[j] += pi * Gj
+                    wb[j] += pi * WT[j]
+                break
+            ic = inv_c[e]
+            k = kappas[e]
+            a1 = alphas[e + 1]
+            ss = 0.0
+            for j in range(d):
+                Gj = G[j] + a * g[j]
+                G[j] = Gj
+                wtj = WT[j]
+                gb[j] += pi * Gj
+                wb[j] += pi * wtj
+                v = (gamma * c0[j] - (Gj - half_mu * wtj)) * ic
+                if k >= 0.0:
+                    v = _soft(v, k)
+                W[j] = v
+                if ball:
+                    ss += v * v
+                else:
+                    WT[j] = wtj + a1 * v
+            if ball:
+                _scale_into_ball(W, ss, radius)
+                for j in range(d):
+                    WT[j] += a1 * W[j]
+
+
+@njit(cache=True, fastmath=_FM, nogil=True, inline="always")
+def _soft(v, k):  # pragma: no cover - compiled
+    """sign(v)·max(|v| − κ, 0), branch-free (vectorises); NaN in, NaN out."""
+    a = abs(v) - k
+    return math.copysign(a if not (a <= 0.0) else 0.0, v)
+
+
+@njit(cache=True, fastmath=_FM, nogil=True, inline="always")
+def _scale_into_ball(w, ss, radius):  # pragma: no cover - compiled
+    """w ← w·min(1, ρ/‖w‖) given ss = ‖w‖² (NaN propagated as numpy's w * nan)."""
+    n = np.sqrt(ss)
+    scale = radius / (n if n > _TINY else _TINY) if n == n else n
+    if not (scale >= 1.0):
+        for j in range(w.shape[0]):
+            w[j] *= scale
+
+
+@njit(cache=True, fastmath=_FM, nogil=True)
+def local_cfedda(X, y, G0, W0, centre, shift, rows, rep, alpha, scale_c, inv_ec, kappa, radius, eps, l1,
+                 outG, failed):  # pragma: no cover - compiled
+    """C-FedDA's local steps (Bao et al. Alg. 2) per pair p of replica r = rep[p] from (G0, W0)[r], with CProx_r
+    solved by its closed form: w = ball(soft_κ(v)) with v = (γE·w₀ − (G − shift))/(Ec), the radial step written
+    as CProx's w/(1 + β), β = (‖w‖/ρ − 1)₊.  It is CProx's answer whenever R(w − w₀) ≤ ε (R = ℓ1 if ``l1`` else
+    ℓ2); where it is not, ``failed[p]`` is set and the pair stops (the caller redoes the round exactly).
+    outG (P, d) receives the pair's accumulated gradient G."""
+    E, P, B = rows.shape
+    d = X.shape[1]
+    res = np.empty(B)
+    g = np.empty(d)
+    W = np.empty(d)
+    for p in range(P):
+        r = rep[p]
+        G = outG[p]
+        c0 = centre[r]
+        sh = shift[r]
+        failed[p] = False
+        for j in range(d):
+            G[j] = G0[r, j]
+            W[j] = W0[r, j]
+        for e in range(E):
+            _grad(X, y, W, rows[e, p], res, g)
+            if e == E - 1:
+                for j in range(d):
+                    G[j] += alpha * g[j]
+            else:
+                ss = 0.0
+                dist = 0.0
+                for j in range(d):
+                    Gj = G[j] + alpha * g[j]
+                    G[j] = Gj
+                    v = (scale_c * c0[j] - (Gj - sh[j])) * inv_ec
+                    if l1:
+                        v = _soft(v, kappa)
+                    W[j] = v
+                    ss += v * v
+                    t = v - c0[j]
+                    dist += abs(t) if l1 else t * t
+                if radius > 0.0:
+                    beta = np.sqrt(ss) / radius - 1.0
+                    if beta > 0.0:  # the radial step moves w: its distance to the centre again
+                        dist = 0.0
+                        for j in range(d):
+                            v = W[j] / (1.0 + beta)
+                            W[j] = v
+                            t = v - c0[j]
+                            dist += abs(t) if l1 else t * t
+                if not l1:
+                    dist = np.sqrt(dist)
+                if not (dist <= eps):
+                    failed[p] = True
+                    break

@@ -9,6 +9,10 @@ Kernels (rows p = 0..P−1 are the (replica, client) pairs of a step, fused into
 * :func:`ball` — the radial projection alone;
 * :func:`floyd` — minibatch indices from uniforms by Floyd's algorithm (integer results, identical across backends).
 
+Fused rounds (all local steps of all pairs of a round in one call: ``local_sgd``, ``local_da``, ``local_fast_da``,
+``local_cfedda`` in :mod:`fedrates.solvers._kernels_numba`) are driven by :mod:`fedrates.solvers.algorithms._fused`;
+their numpy oracle is each algorithm's own step-by-step round, which the numpy backend runs.
+
 Backends: ``numba`` (compiled once and cached on disk, ``cache=True``) and ``numpy``.  The environment variable
 ``FEDRATES_KERNELS`` selects one (``numba``, ``numpy`` or ``auto``, the default: numba when it is installed).  The
 backends agree to rounding (the numba sums are reassociated; agreement to 1e-12 relative is tested), and the

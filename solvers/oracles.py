@@ -235,9 +235,12 @@ class GradientOracle:
         self._axis = 0 if problem.sampling == "empirical" else 2
         self._work = _Workspace()
         self._gens_of: tuple[np.ndarray, list[np.random.Generator]] | None = None
+        self._replay: np.ndarray | None = None
+        self._replay_pos = 0
 
     def begin_round(self, clients: np.ndarray, steps: int = 1) -> None:
         self._clients = clients
+        self._replay = None
         self._buffer = None
         self._pos = 0
         self._hint = max(1, int(steps))
@@ -270,17 +273,67 @@ class GradientOracle:
             return problem.unflat(exact_gradients(problem, Wf, clients))
         draws = None
         if self.unit is not None:
-            if own:
-                if self._buffer is None or self._pos >= self._steps:
-                    self._buffer = self._refill(clients, self._hint)
-                    self._steps = self._buffer.shape[self._axis]
-                    self._pos = 0
-                draws = self._step(self._buffer, self._pos)
-                self._pos += 1
+            if own and self._replay is not None:
+                draws = self._replay[self._replay_pos]
+                self._replay_pos += 1
+                if self._replay_pos == self._replay.shape[0]:
+                    self._replay = None
+            elif own:
+                draws = self._next_own()
             else:
                 draws = self._step(self._refill(clients, 1), 0)
         return problem.unflat(_sample_gradients(problem, Wf, clients, draws, self.batch, self._work))
 
+    def _next_own(self) -> np.ndarray:
+        """The next step's draws of the round's participants (refilling the buffer when it is used up)."""
+        if self._buffer is None or self._pos >= self._steps:
+            self._buffer = self._refill(self._clients, self._hint)
+            self._steps = self._buffer.shape[self._axis]
+            self._pos = 0
+        draws = self._step(self._buffer, self._pos)
+        self._pos += 1
+        return draws
+
+    # ---- fused rounds -------------------------------------------------------------------------------------------
+    def fusable(self) -> bool:
+        """True when a whole round of local steps may run in one fused kernel: numba kernels selected, minibatches
+        of sample-based least squares, and the gradient functions of this module unchanged (a patched gradient — a
+        deliberately broken variant, say — must be honoured, so it forces step-by-step evaluation)."""
+        return (kernels.BACKEND == "numba" and not self.exact and self.unit is not None
+                and self.problem.sampling == "empirical" and type(self.problem.datafit) is SampleLeastSquares
+                and self._clients is not None and self._replay is None
+                and _sample_gradients is _PRISTINE[0] and _empirical_gradients is _PRISTINE[1])
+
+    def take_rows(self, steps: int) -> np.ndarray:
+        """Rows of the stacked (K·n, d) sample matrix for the next ``steps`` local steps of the round's participants,
+        (steps, R, m, B), counted as ``steps`` oracle calls: exactly the draws that ``steps`` calls would use."""
+        R, m = self._clients.shape
+        if (self._buffer is None or self._pos >= self._steps) and self._hint == steps:
+            # the common case: a fresh round whose E steps are drawn in one block, used as is
+            out = self._buffer = self._refill(self._clients, steps)
+            self._steps = self._buffer.shape[0]
+            self._pos = self._steps
+            if self._steps != steps:  # a memory budget smaller than one round: continue step by step
+                out = np.concatenate([out] + [self._next_own()[None] for _ in range(steps - self._steps)])
+        else:
+            out = np.empty((steps, R, m, self.batch), dtype=np.intp)
+            for e in range(steps):
+                out[e] = self._next_own()
+        self.steps += steps
+        self.evaluations += steps * m
+        return out
+
+    def replay(self, rows: np.ndarray) -> None:
+        """Serve ``rows`` (from :meth:`take_rows`) to the next ``len(rows)`` calls for the round's participants
+        instead of drawing, and uncount them (the calls count again): a fused round redone step by step."""
+        self._replay, self._replay_pos = rows, 0
+        self.steps -= rows.shape[0]
+        self.evaluations -= rows.shape[0] * self._clients.shape[1]
+
     def _step(self, buffer: np.ndarray, pos: int) -> np.ndarray:
         """The draws of step ``pos`` of a refilled buffer (steps lead for empirical rows, else axis 2)."""
         return buffer[pos] if self._axis == 0 else buffer[:, :, pos]
+
+
+#: the gradient functions as defined here (see :meth:`GradientOracle.fusable`)
+_PRISTINE = (_sample_gradients, _empirical_gradients)

@@ -12,6 +12,7 @@ of :mod:`fedrates.verify.plotdata` (``plot``) and the broken variants that name 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from collections.abc import Sequence
@@ -186,15 +187,56 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
     rec.write_records(all_records, out / "records.parquet", provenance)
     rec.write_json_atomic(all_verdicts, out / "verdicts.json")
     rec.write_json_atomic(all_errata, out / "errata.json")
-    from fedrates.reports.html import render_html
+    digest = _report_digest(all_records, all_verdicts, all_errata, write_pdf)
+    if not _report_current(out, digest, write_pdf):  # a resume with unchanged results keeps its report as is
+        (out / _REPORT_DIGEST).unlink(missing_ok=True)
+        from fedrates.reports.html import render_html
 
-    render_html(all_records, all_verdicts, provenance, all_errata, out / "report.html")
-    if write_pdf:
-        from fedrates.reports.pdf import render_pdf
+        render_html(all_records, all_verdicts, provenance, all_errata, out / "report.html")
+        if write_pdf:
+            from fedrates.reports.pdf import render_pdf
 
-        render_pdf(all_records, all_verdicts, provenance, all_errata, out / "report.pdf")
+            render_pdf(all_records, all_verdicts, provenance, all_errata, out / "report.pdf")
+        rec.write_json_atomic({"digest": digest}, out / _REPORT_DIGEST)
     return {"verdicts": verdicts, "records": records, "provenance": provenance, "errata": errata, "kept": kept,
             "all_verdicts": all_verdicts}
+
+
+#: digest of the results the reports in an output directory were drawn from (see :func:`_report_current`)
+_REPORT_DIGEST = ".report-digest.json"
+#: verdict fields that change with every run but not with its results
+_VOLATILE = ("run_at",)
+
+
+def _report_digest(records: pd.DataFrame, verdicts: Sequence[dict[str, Any]], errata: Sequence[dict[str, Any]],
+                   write_pdf: bool) -> str:
+    """SHA-256 of what the reports show: every record (values and columns), the verdicts without their run date,
+    the errata, the fedrates version and whether a PDF is written."""
+    from fedrates import __version__
+
+    h = hashlib.sha256()
+    h.update(json.dumps([list(map(str, records.columns)), [str(t) for t in records.dtypes]]).encode())
+    try:
+        h.update(pd.util.hash_pandas_object(records, index=False).to_numpy().tobytes())
+    except TypeError:  # a column of unhashable values: no digest, the reports are drawn
+        return ""
+    h.update(json.dumps([{k: v for k, v in d.items() if k not in _VOLATILE} for d in verdicts], sort_keys=True,
+                        default=str).encode())
+    h.update(json.dumps(list(errata), sort_keys=True, default=str).encode())
+    h.update(json.dumps([__version__, bool(write_pdf)]).encode())
+    return h.hexdigest()
+
+
+def _report_current(out: Path, digest: str, write_pdf: bool) -> bool:
+    """True when ``out`` holds the reports of exactly these results (a resume that changed nothing): they are not
+    drawn again, and keep the date of the run that produced them."""
+    try:
+        stored = json.loads((out / _REPORT_DIGEST).read_text())
+    except (OSError, ValueError):
+        return False
+    files = ["report.html"] + (["report.pdf"] if write_pdf else [])
+    same = bool(digest) and isinstance(stored, dict) and stored.get("digest") == digest
+    return same and all((out / f).exists() for f in files)
 
 
 class _Progress:

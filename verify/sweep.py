@@ -209,7 +209,8 @@ def _read_cached(directory: Path, claim: Claim, point: dict, seeds: Sequence[int
             side.unlink(missing_ok=True)
             return None
         frames.append(frame)
-    return pd.concat(frames, ignore_index=True) if frames else None
+    full = [f for f in frames if len(f)]  # empty entries: seeds of the batch the claim wrote no records for
+    return pd.concat(full, ignore_index=True) if full else (frames[0] if frames else None)
 
 
 def _atomic_bytes(path: Path, data: bytes) -> None:
@@ -226,7 +227,11 @@ def _atomic_bytes(path: Path, data: bytes) -> None:
 def _write_cached(directory: Path, records: pd.DataFrame, claim: Claim | None = None, point: dict | None = None,
                   batch: Sequence[int] = ()) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    for seed, part in records.groupby("seed"):
+    present = {int(seed): part for seed, part in records.groupby("seed")}
+    # a seed of the batch without records (a claim that measures one seed only, say) gets an empty entry, so that
+    # the batch is found complete on the next run instead of being recomputed every time
+    for seed in sorted(set(present) | {int(s) for s in batch}):
+        part = present.get(seed, records.iloc[0:0])
         buffer = io.BytesIO()
         part.reset_index(drop=True).to_parquet(buffer, index=False)
         raw = buffer.getvalue()

@@ -203,6 +203,21 @@ class RoundContext:
         """Gradients of the participants (or ``clients`` (R, m)) at W (R, m, *shape) -> (R, m, *shape)."""
         return self._oracle(W, None if clients is None else clients)
 
+    def local_rows(self, steps: int) -> np.ndarray | None:
+        """Minibatch rows (steps, R, m, B) of the participants' next ``steps`` local steps, drawn from their streams
+        as ``steps`` calls of :meth:`gradients` would draw them, for a round fused into one kernel; None when the
+        round must go step by step through :meth:`gradients` (numpy kernels, non-sample oracles, or a gradient
+        replaced on this context or in the oracle module, which only step-by-step evaluation honours)."""
+        if "gradients" in vars(self) or type(self).gradients is not RoundContext.gradients \
+                or type(self._oracle) is not GradientOracle or not self._oracle.fusable():
+            return None
+        return self._oracle.take_rows(steps)
+
+    def replay(self, rows: np.ndarray) -> None:
+        """Make the next calls of :meth:`gradients` use ``rows`` from :meth:`local_rows` (a fused round redone step by
+        step gives the same draws)."""
+        self._oracle.replay(rows)
+
 
 # ---- runner ---------------------------------------------------------------------------------------------------
 def _resolve(algorithm: Algorithm | str, hyper_values: dict[str, Any]) -> Algorithm:

@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from fedrates.solvers.algorithms import _fused
 from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
 from fedrates.solvers.algorithms.fast_fedda import resolve_weights, weight_conditions
 from fedrates.solvers.algorithms.fedda import composite_support
@@ -62,6 +63,9 @@ from fedrates.solvers.cprox import cfedda_prox_arguments, cprox
 from fedrates.solvers.errors import InputError
 
 __all__ = ["CFedDA", "MCFedDA", "psi_from_truth"]
+
+#: CProx as defined in :mod:`fedrates.solvers.cprox` (a replaced one forces step-by-step rounds)
+_EXACT_CPROX, _EXACT_ARGUMENTS = cprox, cfedda_prox_arguments
 
 
 def _R(problem: Any, x: np.ndarray) -> np.ndarray:
@@ -109,6 +113,34 @@ def _stage_state(centre: np.ndarray, a: float) -> dict[str, Any]:
             "num": np.zeros_like(centre), "A": 0.0, "r": 0}
 
 
+def _fused_local_steps(state: dict[str, Any], problem: Any, ctx: RoundContext, E: int, alpha: float, A: float,
+                       lam: float, eps: float) -> np.ndarray | None:
+    """The clients' accumulated gradients G (R, m, d) after the round's E local steps from one fused kernel, with
+    CProx_r in closed form (:func:`fedrates.solvers._kernels_numba.local_cfedda`: the thresholded, ball-scaled
+    point, which is CProx's minimiser whenever it lies in the R-ball around w₀ — the KKT point with θ = 0).  When
+    some client leaves that R-ball, the round is redone step by step with the exact CProx on the same minibatches
+    (``ctx.replay``), and None is returned as when the round cannot be fused at all (CProx or its arguments
+    replaced, or see ``_fused``)."""
+    if cprox is not _EXACT_CPROX or cfedda_prox_arguments is not _EXACT_ARGUMENTS:
+        return None
+    rl = _fused.prox_lambda(problem)
+    if rl is None:
+        return None
+    l1 = rl >= 0
+    if not l1 and lam != 0:
+        return None
+    mu, gamma = state["mu"], state["gamma"]
+    c = mu * A / 2 + gamma
+    res = _fused.local_cfedda(problem, ctx, E, state["g"], state["wbar"], state["w0"], 0.5 * mu * E * state["wt"],
+                              alpha, gamma * E, 1.0 / (E * c), A * lam / c, eps, l1)
+    if res is None:
+        return None
+    G, rows = res
+    if G is None:
+        ctx.replay(rows)
+    return G
+
+
 def _cfedda_round(state: dict[str, Any], problem: Any, ctx: RoundContext, E: int, lam: float, eps: float,
                   tol: float) -> dict[str, Any]:
     """One C-FedDA round (module docstring) on the keys of :func:`_stage_state`; returns the updated dict."""
@@ -126,12 +158,14 @@ def _cfedda_round(state: dict[str, Any], problem: Any, ctx: RoundContext, E: int
         v, kappa = cfedda_prox_arguments(z, c, mu=mu, gamma=gamma, A=A, E=E, lam=lam)
         return cprox(problem.penalty, v, kappa, c, eps, problem.radius, tol=tol).w
 
-    G = np.broadcast_to(state["g"][:, None], shape).copy()
-    W = np.broadcast_to(state["wbar"][:, None], shape).copy()
-    for e in range(E):
-        G += alpha * ctx.gradients(W)
-        if e < E - 1:
-            W = cp(G - shift, centre_b)
+    G = _fused_local_steps(state, problem, ctx, E, alpha, A, lam, eps)
+    if G is None:  # step by step (the reference of the fused kernel)
+        G = np.broadcast_to(state["g"][:, None], shape).copy()
+        W = np.broadcast_to(state["wbar"][:, None], shape).copy()
+        for e in range(E):
+            G += alpha * ctx.gradients(W)
+            if e < E - 1:
+                W = cp(G - shift, centre_b)
     g = weighted_mean(ctx.weights, G)
     wbar = cp(g - 0.5 * mu * E * wt, centre)
     return dict(state, g=g, wbar=wbar, wt=wt + (r + 1 + a) ** 2 * wbar, num=state["num"] + alpha * wbar, A=A,

@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from fedrates.solvers.algorithms import _fused
 from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
 from fedrates.solvers.algorithms.fedda import composite_support
 from fedrates.solvers.errors import InputError
@@ -169,7 +170,10 @@ class FastFedDA(Algorithm):
         W = np.broadcast_to(state["w"][:, None], shape).copy()
         sign = 1.0 if self.estimator_sign == "plus" else -1.0
         E = self.local_steps
-        for e in range(E):
+        fused = self._fused_round(state, problem, ctx, num)
+        if fused is not None:
+            return fused
+        for e in range(E):  # step by step (the reference of the fused kernel)
             alpha = self._alpha(t, a)
             A += alpha
             G += alpha * ctx.gradients(W)
@@ -183,6 +187,44 @@ class FastFedDA(Algorithm):
             t += 1
         wt_new = wtbar + self._alpha(t, a) * server
         return dict(state, w=server, g=gbar, wt=wt_new, num=num, A=A, t=t)
+
+    def _fused_round(self, state: dict[str, Any], problem: Any, ctx: RoundContext,
+                     num: np.ndarray) -> dict[str, Any] | None:
+        """The round of :meth:`round` with the clients' local steps in one fused kernel (:mod:`._fused`) and the
+        E virtual points in one vectorised prox; None when it must go step by step (``prox_t`` replaced, or see
+        ``_fused``).  Weights α come from :meth:`_alpha`, so a variant that changes them is honoured."""
+        if type(self).prox_t is not FastFedDA.prox_t:
+            return None
+        lam = _fused.prox_lambda(problem)
+        if lam is None:
+            return None
+        mu, a, gamma = state["mu"], state["a"], state["gamma"]
+        w0, t, A = state["w0"], state["t"], state["A"]
+        E = self.local_steps
+        alphas = [self._alpha(t + e, a) for e in range(E + 1)]
+        As = []
+        for e in range(E):
+            A += alphas[e]
+            As.append(A)
+        cs = [mu * A_e / 2 + gamma for A_e in As]
+        kappas = [A_e / c * lam if lam >= 0 else -1.0 for A_e, c in zip(As, cs, strict=True)]
+        res = _fused.local_fast_da(problem, ctx, state["g"], state["wt"], state["w"], w0, alphas,
+                                   [1.0 / c for c in cs], kappas, 0.5 * mu, gamma)
+        if res is None:
+            return None
+        gbar, wtbar = res
+        # the virtual points w_{t+1} = Prox_t(ḡ_t − μw̃̄_t/2) of the E steps (12), one prox over (R, E) rows
+        R = gbar.shape[0]
+        c_arr = np.array(cs)[None, :, None]
+        steps = np.broadcast_to(np.array([A_e / c for A_e, c in zip(As, cs, strict=True)]), (R, E))
+        server = problem.prox((gamma * w0[:, None] - (gbar - 0.5 * mu * wtbar)) / c_arr, steps)
+        virtual = server if self.estimator_sign != "plus" else \
+            problem.prox((gamma * w0[:, None] - (gbar + 0.5 * mu * wtbar)) / c_arr, steps)
+        for e in range(E):
+            num += alphas[e] * virtual[:, e]
+        last = server[:, E - 1]
+        wt_new = wtbar[:, E - 1] + self._alpha(t + E, a) * last
+        return dict(state, w=last, g=gbar[:, E - 1], wt=wt_new, num=num, A=As[-1], t=t + E)
 
     def output(self, state: dict[str, Any]) -> np.ndarray:
         if state["A"] == 0:

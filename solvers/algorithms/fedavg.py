@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from fedrates.solvers.algorithms import _fused
 from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
 from fedrates.solvers.penalties import project_ball
 
@@ -58,14 +59,33 @@ class FedAvg(Algorithm):
         x = state["x"]
         R, m = ctx.clients.shape
         ndim = len(problem.shape)
-        xb = x[:, None]
-        W = np.broadcast_to(xb, (R, m) + problem.shape).copy()
-        for _ in range(self.local_steps):
-            G = ctx.gradients(W)
-            W = project_ball(W - self.step * self.local_direction(G, W, xb), problem.radius, ndim)
+        W = self._fused_local_steps(problem, ctx, x)
+        if W is None:  # step by step (the reference of the fused kernel)
+            xb = x[:, None]
+            W = np.broadcast_to(xb, (R, m) + problem.shape).copy()
+            for _ in range(self.local_steps):
+                G = ctx.gradients(W)
+                W = project_ball(W - self.step * self.local_direction(G, W, xb), problem.radius, ndim)
         avg = weighted_mean(ctx.weights, W)
         x_new = avg if self.server_step == 1.0 else x + self.server_step * (avg - x)
         return {"x": project_ball(x_new, problem.radius, ndim)}
+
+    def _fused_local_steps(self, problem: Any, ctx: RoundContext, x: np.ndarray) -> np.ndarray | None:
+        """The clients' points after the E local steps from one fused kernel (:mod:`._fused`), or None when the
+        round must go step by step: the local direction is not FedAvg's or FedProx's own, or see ``_fused``."""
+        direction = type(self).local_direction
+        if direction is FedAvg.local_direction:
+            mu_prox = 0.0
+        else:
+            from fedrates.solvers.algorithms.fedprox import FedProx
+
+            if direction is not FedProx.local_direction:
+                return None
+            mu_prox = float(self.mu_prox)
+        lam = _fused.prox_lambda(problem)
+        if lam is None:
+            return None
+        return _fused.local_sgd(problem, ctx, self.local_steps, x, self.step, mu_prox, -1.0)
 
     def output(self, state: dict[str, np.ndarray]) -> np.ndarray:
         return state["x"]

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from fedrates.solvers.algorithms import _fused
 from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
 from fedrates.solvers.penalties import project_ball
 
@@ -70,9 +71,12 @@ class FedMiD(Algorithm):
     def round(self, state: dict[str, np.ndarray], problem: Any, ctx: RoundContext) -> dict[str, np.ndarray]:
         x = state["x"]
         R, m = ctx.clients.shape
-        W = np.broadcast_to(x[:, None], (R, m) + problem.shape).copy()
-        for _ in range(self.local_steps):
-            W = problem.prox(W - self.step * ctx.gradients(W), self.step)
+        lam = _fused.prox_lambda(problem)
+        W = None if lam is None else _fused.local_sgd(problem, ctx, self.local_steps, x, self.step, 0.0, lam)
+        if W is None:  # step by step (the reference of the fused kernel)
+            W = np.broadcast_to(x[:, None], (R, m) + problem.shape).copy()
+            for _ in range(self.local_steps):
+                W = problem.prox(W - self.step * ctx.gradients(W), self.step)
         v = x + self.server_step * (weighted_mean(ctx.weights, W) - x)
         if self.server_prox == "none":
             return {"x": project_ball(v, problem.radius, len(problem.shape))}
@@ -105,10 +109,14 @@ class FedDA(Algorithm):
         z = state["z"]
         R, m = ctx.clients.shape
         E, eta_c, eta_s, r = self.local_steps, self.step, self.server_step, ctx.round
-        Z = np.broadcast_to(z[:, None], (R, m) + problem.shape).copy()
-        for e in range(E):
-            W = problem.prox(Z, eta_s * eta_c * r * E + eta_c * e)
-            Z = Z - eta_c * ctx.gradients(W)
+        lam = _fused.prox_lambda(problem)
+        Z = None if lam is None else _fused.local_da(problem, ctx, E, z, eta_c,
+                                                     [eta_s * eta_c * r * E + eta_c * e for e in range(E)], lam)
+        if Z is None:  # step by step (the reference of the fused kernel)
+            Z = np.broadcast_to(z[:, None], (R, m) + problem.shape).copy()
+            for e in range(E):
+                W = problem.prox(Z, eta_s * eta_c * r * E + eta_c * e)
+                Z = Z - eta_c * ctx.gradients(W)
         z_new = z + eta_s * (weighted_mean(ctx.weights, Z) - z)
         return {"z": z_new, "w": problem.prox(z_new, eta_s * eta_c * (r + 1) * E)}
 

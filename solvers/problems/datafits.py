@@ -74,6 +74,10 @@ class SampleLeastSquares(Datafit):
     samples: int = field(init=False)
 
     def __post_init__(self) -> None:
+        # C order: the stacked (K·n, d) sample matrix of the minibatch kernels is then a view, not a 64 MB copy per
+        # step (data built by broadcasting, e.g. the AR(1) covariates of bao-lasso, come out in another layout)
+        self.X = np.ascontiguousarray(self.X, dtype=float)
+        self.y = np.ascontiguousarray(self.y, dtype=float)
         self.clients, self.samples, self.dim = self.X.shape
 
     def client_values(self, w: np.ndarray) -> np.ndarray:
