@@ -33,7 +33,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-__all__ = ["claim_figure", "draw_claim", "format_fit_label", "to_svg", "VERDICT_COLOURS"]
+__all__ = ["claim_figure", "draw_claim", "format_fit_label", "prefix_ids", "to_svg", "VERDICT_COLOURS"]
 
 _MINUS = "\u2212"
 
@@ -254,11 +254,12 @@ _NAMESPACE_ATTR = re.compile(r'\s+xmlns(?::\w+)?="[^"]*"')
 _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.DOTALL)
 
 
-def to_svg(fig: Figure, id_prefix: str = "") -> str:
-    """Render ``fig`` as inline SVG text for an HTML page; the figure is closed (cleared) afterwards.
+def to_svg(fig: Figure, id_prefix: str = "", bbox_inches: Any = None) -> str:
+    """Render ``fig`` (or the part of it inside ``bbox_inches``, a Bbox in inches) as inline SVG text for an HTML
+    page; the figure is closed (cleared) afterwards.
 
     ``id_prefix`` is prepended to every element id (and reference to it) so that several figures can share one
-    page without id collisions.
+    page without id collisions (see :func:`prefix_ids`).
 
     The XML prologue, DOCTYPE, RDF metadata and namespace declarations are removed: inside HTML the parser
     supplies the SVG and XLink namespaces, and the page then contains no external URL at all. Text is drawn
@@ -266,20 +267,25 @@ def to_svg(fig: Figure, id_prefix: str = "") -> str:
     """
     buf = io.StringIO()
     try:
-        fig.savefig(buf, format="svg", metadata={"Date": None})
+        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches=bbox_inches)
     finally:
         _close(fig)
     svg = buf.getvalue()
     svg = _XML_PROLOGUE.sub("", svg)
     svg = _METADATA.sub("", svg)
     svg = _NAMESPACE_ATTR.sub("", svg)
-    if id_prefix:
-        if not re.fullmatch(r"[A-Za-z][\w-]*", id_prefix):
-            raise ValueError(f"id_prefix must be letters, digits, '_' or '-', got '{id_prefix}'")
-        svg = re.sub(r'\bid="', f'id="{id_prefix}', svg)
-        svg = re.sub(r'href="#', f'href="#{id_prefix}', svg)
-        svg = re.sub(r"url\(#", f"url(#{id_prefix}", svg)
-    return svg.strip()
+    return prefix_ids(svg.strip(), id_prefix)
+
+
+def prefix_ids(svg: str, id_prefix: str) -> str:
+    """``svg`` with ``id_prefix`` prepended to every element id and every reference to one."""
+    if not id_prefix:
+        return svg
+    if not re.fullmatch(r"[A-Za-z][\w-]*", id_prefix):
+        raise ValueError(f"id_prefix must be letters, digits, '_' or '-', got '{id_prefix}'")
+    svg = re.sub(r'\bid="', f'id="{id_prefix}', svg)
+    svg = re.sub(r'href="#', f'href="#{id_prefix}', svg)
+    return re.sub(r"url\(#", f"url(#{id_prefix}", svg)
 
 
 def _close(fig: Figure) -> None:

@@ -129,14 +129,21 @@ def _paper(theorem: str) -> str:
     return f"{authors}, “{title}”"
 
 
-def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame) -> dict[str, Any]:
+def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame,
+                shared: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     claim = str(verdict.get("claim", f"claim {index}"))
     key = str(verdict.get("verdict", "unknown"))
     known = key if key in VERDICTS else "unknown"
     rows = records[records["claim"] == claim] if "claim" in records.columns else records.iloc[0:0]
     svg: Markup | None = None
+    paper_svg: Markup | None = None
     note = ""
-    if rows.empty:
+    drawn = (shared or {}).get(claim)
+    if drawn is not None:  # figures already drawn for the PDF report: reused, not drawn again
+        svg = Markup(figures.prefix_ids(drawn["svg"], f"c{index}-")) if drawn["svg"] else None
+        paper_svg = Markup(figures.prefix_ids(drawn["paper_svg"], f"p{index}-")) if drawn["paper_svg"] else None
+        note = f"{drawn['note']} {drawn['paper_note']}".strip()
+    elif rows.empty:
         note = "No records were stored for this claim."
     elif not verdict.get("x"):
         note = "The verdict names no swept parameter to plot against."
@@ -145,9 +152,8 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame) -
             svg = Markup(figures.to_svg(figures.claim_figure(rows, verdict), id_prefix=f"c{index}-"))
         except ValueError as exc:
             note = f"Figure unavailable: {exc}"
-    paper_svg: Markup | None = None
     draw_paper = paper_figures.PAPER_FIGURES.get(claim)
-    if draw_paper is not None and not rows.empty:
+    if drawn is None and draw_paper is not None and not rows.empty:
         try:  # the figure as the paper lays it out, beside the generic one
             paper_svg = Markup(figures.to_svg(draw_paper(records, verdict), id_prefix=f"p{index}-"))
         except (ValueError, KeyError, IndexError) as exc:
@@ -210,9 +216,11 @@ def build_context(
     provenance: Mapping[str, Any],
     errata: Sequence[Mapping[str, Any]],
     title: str = "fedrates verification report",
+    shared: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The template context: formatted strings, figures as SVG markup, verdict counts."""
-    claims = [_claim_view(i, v, records) for i, v in enumerate(verdicts, start=1)]
+    """The template context: formatted strings, figures as SVG markup (reused from ``shared``, see
+    :func:`fedrates.reports.pdf.render_pdf`, when given), verdict counts."""
+    claims = [_claim_view(i, v, records, shared) for i, v in enumerate(verdicts, start=1)]
     seen = [c["verdict"] for c in claims]
     order = list(VERDICTS) + sorted(set(seen) - set(VERDICTS))
     counts = [
@@ -258,10 +266,11 @@ def render_html_string(
     provenance: Mapping[str, Any],
     errata: Sequence[Mapping[str, Any]],
     title: str = "fedrates verification report",
+    shared: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> str:
     """The report as one HTML document (see the module docstring)."""
     template = _environment().get_template("report.html.j2")
-    return template.render(**build_context(records, verdicts, provenance, errata, title))
+    return template.render(**build_context(records, verdicts, provenance, errata, title, shared))
 
 
 def _umask_mode() -> int:
@@ -278,9 +287,11 @@ def render_html(
     errata: Sequence[Mapping[str, Any]],
     path: str | os.PathLike[str],
     title: str = "fedrates verification report",
+    shared: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Path:
-    """Render the report and write it to ``path`` atomically (temporary file + ``os.replace``)."""
-    text = render_html_string(records, verdicts, provenance, errata, title)
+    """Render the report and write it to ``path`` atomically (temporary file + ``os.replace``).  ``shared``: the
+    figures :func:`fedrates.reports.pdf.render_pdf` drew, reused rather than drawn again."""
+    text = render_html_string(records, verdicts, provenance, errata, title, shared)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -92,7 +92,8 @@ def _summary_lines(verdicts: Sequence[Mapping[str, Any]], provenance: Mapping[st
     return lines
 
 
-def _claim_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
+def _claim_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> tuple[Figure, Any, str]:
+    """The claim's page, its figure's axes (None when there is no figure) and the note shown instead of one."""
     claim = str(verdict.get("claim", ""))
     key = str(verdict.get("verdict", "unknown"))
     colour = figures.VERDICT_COLOURS.get(key, "black")
@@ -116,6 +117,7 @@ def _claim_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
         y -= _LINE
     rows = records[records["claim"] == claim] if "claim" in records.columns else records.iloc[0:0]
     note = ""
+    ax = None
     if rows.empty:
         note = "No records were stored for this claim."
     elif not verdict.get("x"):
@@ -126,6 +128,7 @@ def _claim_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
             figures.draw_claim(ax, rows, verdict)
         except ValueError as exc:
             fig.delaxes(ax)
+            ax = None
             note = f"Figure unavailable: {exc}"
     body: list[tuple[str, dict]] = []
     if note:
@@ -140,21 +143,31 @@ def _claim_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
     for text, props in body[: int((y - 0.03) / _LINE)]:
         fig.text(_LEFT, y, _plain(text), fontsize=8, va="top", **props)
         y -= _LINE
-    return fig
+    return fig, ax, note
 
 
-def _paper_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure | None:
-    """The claim's figure as the paper lays it out (:mod:`fedrates.reports.paper_figures`), on a page of its own."""
+def _paper_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> tuple[Figure | None, str]:
+    """The claim's figure as the paper lays it out (:mod:`fedrates.reports.paper_figures`), on a page of its own,
+    or None and why not (empty when the claim has no paper figure)."""
     claim = str(verdict.get("claim", ""))
     draw = paper_figures.PAPER_FIGURES.get(claim)
     if draw is None or "claim" not in records.columns or claim not in set(records["claim"]):
-        return None
+        return None, ""
     try:
         fig = draw(records, verdict)
-    except (ValueError, KeyError, IndexError):
-        return None
+    except (ValueError, KeyError, IndexError) as exc:
+        return None, f"Paper figure unavailable: {exc}"
     fig.set_size_inches(*PAGE_SIZE)
-    return fig
+    return fig, ""
+
+
+def _axes_svg(fig: Figure, ax: Any) -> str:
+    """The part of a drawn page inside ``ax``'s tight box (tick and axis labels, legend) as SVG, for the HTML
+    report: the same figure, not drawn a second time from the records."""
+    box = ax.get_tightbbox().transformed(fig.dpi_scale_trans.inverted()).padded(0.08)
+    for text in fig.texts:  # the page's header and body: outside the box, and in the HTML report as text already
+        text.set_visible(False)
+    return figures.to_svg(fig, bbox_inches=box)
 
 
 def render_pdf(
@@ -164,8 +177,13 @@ def render_pdf(
     errata: Sequence[Mapping[str, Any]],
     path: str | os.PathLike[str],
     title: str = "fedrates verification report",
+    shared: dict[str, dict[str, Any]] | None = None,
 ) -> Path:
-    """Write the PDF report to ``path`` atomically (temporary file + ``os.replace``); return the path."""
+    """Write the PDF report to ``path`` atomically (temporary file + ``os.replace``); return the path.
+
+    With ``shared`` (a dict), each claim's figures are also rendered as SVG from the pages just drawn and stored
+    as ``shared[claim] = {"svg", "note", "paper_svg", "paper_note"}``, for :func:`fedrates.reports.html.render_html`
+    to reuse instead of drawing them again."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -186,13 +204,21 @@ def render_pdf(
                     pdf.savefig(fig)
                     fig.clear()
                 for verdict in verdicts:
-                    fig = _claim_page(records, verdict)
+                    fig, ax, note = _claim_page(records, verdict)
                     pdf.savefig(fig)
+                    entry = {"svg": None, "note": note, "paper_svg": None, "paper_note": ""}
+                    if shared is not None and ax is not None:
+                        entry["svg"] = _axes_svg(fig, ax)
                     fig.clear()
-                    paper = _paper_page(records, verdict)
+                    paper, entry["paper_note"] = _paper_page(records, verdict)
                     if paper is not None:
                         pdf.savefig(paper)
+                        if shared is not None:
+                            paper.set_layout_engine("none")  # keep the positions the page was drawn with
+                            entry["paper_svg"] = figures.to_svg(paper)
                         paper.clear()
+                    if shared is not None:
+                        shared[str(verdict.get("claim", ""))] = entry
         os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:

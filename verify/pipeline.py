@@ -192,11 +192,13 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
         (out / _REPORT_DIGEST).unlink(missing_ok=True)
         from fedrates.reports.html import render_html
 
-        render_html(all_records, all_verdicts, provenance, all_errata, out / "report.html")
-        if write_pdf:
+        shared: dict[str, Any] | None = None
+        if write_pdf:  # each figure drawn once: the PDF pages first, their figures reused as SVG by the HTML report
             from fedrates.reports.pdf import render_pdf
 
-            render_pdf(all_records, all_verdicts, provenance, all_errata, out / "report.pdf")
+            shared = {}
+            render_pdf(all_records, all_verdicts, provenance, all_errata, out / "report.pdf", shared=shared)
+        render_html(all_records, all_verdicts, provenance, all_errata, out / "report.html", shared=shared)
         rec.write_json_atomic({"digest": digest}, out / _REPORT_DIGEST)
     return {"verdicts": verdicts, "records": records, "provenance": provenance, "errata": errata, "kept": kept,
             "all_verdicts": all_verdicts}

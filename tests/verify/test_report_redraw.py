@@ -91,3 +91,28 @@ def test_changed_results_or_missing_report_redraw(tmp_path: Path, drawn) -> None
     (tmp_path / "report.html").unlink()
     _run(tmp_path, [_toy("t/a", scale=0.25)], write_pdf=False)
     assert drawn["html"] == 3 and (tmp_path / "report.html").exists()
+
+
+def test_html_and_pdf_draw_each_figure_once(tmp_path: Path, monkeypatch) -> None:
+    """With the PDF written, the HTML report reuses the PDF pages' figures: draw_claim runs once per claim (it ran
+    twice before: once per format), and the HTML shows one figure per claim with ids unique on the page."""
+    from fedrates.reports import figures
+
+    calls = []
+    real = figures.draw_claim
+
+    def counting(ax, rows, verdict, *args, **kwargs):
+        calls.append(verdict["claim"])
+        return real(ax, rows, verdict, *args, **kwargs)
+
+    monkeypatch.setattr(figures, "draw_claim", counting)
+    _run(tmp_path, [_toy("t/a"), _toy("t/b")], write_pdf=True)
+    assert sorted(calls) == ["t/a", "t/b"]
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("<svg") == 2
+    assert 'id="c1-' in page and 'id="c2-' in page
+    assert "Figure unavailable" not in page
+    calls.clear()
+    (tmp_path / "report.pdf").unlink()
+    _run(tmp_path, [_toy("t/a"), _toy("t/b")], write_pdf=False)  # HTML alone still draws its own figures
+    assert sorted(calls) == ["t/a", "t/b"]
