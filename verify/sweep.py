@@ -3,13 +3,14 @@
 The unit of work is one (claim, sweep point, seed batch): the claim's seeds are cut into at most
 :data:`MAX_BATCHES` fixed batches of at least :data:`SEED_BATCH` seeds (a claim may set ``seed_batch`` to fix the
 size; ``None`` keeps all seeds together), each batch is simulated
-as one vectorized run with a replica axis, and the records of each seed are cached as soon as its batch
-completes, under ``<out>/cache/<claim>/<key>/seed-<s>.parquet`` with a checksummed sidecar ``seed-<s>.json``.
+as one vectorized run with a replica axis, and its records are cached as soon as the batch completes, in one file
+per batch, ``<out>/cache/<claim>/<key>/records.parquet``, with a checksummed sidecar ``records.json`` (one file per
+point and batch, not per seed: a resume reads a few hundred small files, not thousands).
 An interrupted run (Ctrl-C, SIGKILL) keeps every finished batch and a rerun resumes.  The batches never depend on
 ``--jobs`` (processes split batches, never seeds), so equal seeds give identical records for any number of jobs,
 and each claim's records are put in a canonical row order (point, seed, round, metric) before they are returned.
 
-Integrity: the sidecar holds the SHA-256 of the parquet bytes and every metadata field (claim, point, seed,
+Integrity: the sidecar holds the SHA-256 of the parquet bytes and every metadata field (claim, point, seed
 batch, code version, format), itself covered by a SHA-256 of the canonical metadata text; a read recomputes both
 and compares every field with what this run expects, so any change to either file (a single flipped bit
 included) makes the entry a miss that is recomputed, never trusted.  The key covers everything that changes the
@@ -43,14 +44,14 @@ from fedrates.verify.claims.base import Claim
 
 __all__ = ["Task", "SweepResult", "run_claims", "SEED_BATCH", "CACHE_FORMAT", "code_version", "verify_entry"]
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 #: smallest default seed batch (seeds simulated together and saved together)
 SEED_BATCH = 6
 #: largest number of default batches per point (keeps the replica axis long enough to vectorize well)
 MAX_BATCHES = 4
 #: canonical row order of a claim's records (the columns present are used, in this order)
 ORDER = ("point", "seed", "round", "iterations", "metric")
-_META_FIELDS = {"format", "claim", "key", "point", "seed", "batch", "code", "rows", "parquet_sha256"}
+_META_FIELDS = {"format", "claim", "key", "point", "batch", "code", "rows", "parquet_sha256"}
 
 
 @dataclass
@@ -157,17 +158,16 @@ def _meta_text(meta: dict) -> bytes:
                       separators=(",", ":"), default=str).encode()
 
 
-def _expected_meta(claim: Claim, point: dict, seed: int, batch: Sequence[int], key: str) -> dict:
+def _expected_meta(claim: Claim, point: dict, batch: Sequence[int], key: str) -> dict:
     return {"format": CACHE_FORMAT, "claim": claim.id, "key": key, "point": json.loads(json.dumps(
-        _stable(point), default=str)), "seed": int(seed), "batch": [int(s) for s in batch],
-        "code": code_version(claim)}
+        _stable(point), default=str)), "batch": [int(s) for s in batch], "code": code_version(claim)}
 
 
 def verify_entry(parquet: bytes, meta_bytes: bytes, expected: dict) -> pd.DataFrame | None:
-    """The records of one cache entry if both files are intact and describe what ``expected`` asks for; None
-    otherwise.  Checks: the sidecar is a JSON object with exactly the known fields, its ``meta_sha256`` matches
-    the canonical text of the other fields, every expected field is equal, the parquet bytes hash to
-    ``parquet_sha256``, and the table has ``rows`` rows, all of seed ``seed``."""
+    """The records of one cache entry (one point, one seed batch) if both files are intact and describe what
+    ``expected`` asks for; None otherwise.  Checks: the sidecar is a JSON object with exactly the known fields, its
+    ``meta_sha256`` matches the canonical text of the other fields, every expected field is equal, the parquet bytes
+    hash to ``parquet_sha256``, and the table has ``rows`` rows, all of seeds of the batch."""
     try:
         meta = json.loads(meta_bytes.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -186,31 +186,23 @@ def verify_entry(parquet: bytes, meta_bytes: bytes, expected: dict) -> pd.DataFr
         frame = pd.read_parquet(io.BytesIO(parquet))
     except Exception:  # unreadable despite a matching hash: not trusted
         return None
-    if len(frame) != meta["rows"] or ("seed" in frame and not (frame["seed"] == meta["seed"]).all()):
+    if len(frame) != meta["rows"] or ("seed" in frame and not frame["seed"].isin(meta["batch"]).all()):
         return None
     return frame
 
 
-def _read_cached(directory: Path, claim: Claim, point: dict, seeds: Sequence[int],
-                 batch: Sequence[int] = ()) -> pd.DataFrame | None:
-    frames = []
-    key = directory.name
-    for s in seeds:
-        path, side = directory / f"seed-{s}.parquet", directory / f"seed-{s}.json"
-        if not path.exists() or not side.exists():
-            return None
-        try:
-            frame = verify_entry(path.read_bytes(), side.read_bytes(),
-                                 _expected_meta(claim, point, s, batch or seeds, key))
-        except OSError:
-            frame = None
-        if frame is None:  # a damaged entry is recomputed, never trusted
-            path.unlink(missing_ok=True)
-            side.unlink(missing_ok=True)
-            return None
-        frames.append(frame)
-    full = [f for f in frames if len(f)]  # empty entries: seeds of the batch the claim wrote no records for
-    return pd.concat(full, ignore_index=True) if full else (frames[0] if frames else None)
+def _read_cached(directory: Path, claim: Claim, point: dict, batch: Sequence[int]) -> pd.DataFrame | None:
+    path, side = directory / "records.parquet", directory / "records.json"
+    if not path.exists() or not side.exists():
+        return None
+    try:
+        frame = verify_entry(path.read_bytes(), side.read_bytes(), _expected_meta(claim, point, batch, directory.name))
+    except OSError:
+        frame = None
+    if frame is None:  # a damaged entry is recomputed, never trusted
+        path.unlink(missing_ok=True)
+        side.unlink(missing_ok=True)
+    return frame
 
 
 def _atomic_bytes(path: Path, data: bytes) -> None:
@@ -226,23 +218,20 @@ def _atomic_bytes(path: Path, data: bytes) -> None:
 
 def _write_cached(directory: Path, records: pd.DataFrame, claim: Claim | None = None, point: dict | None = None,
                   batch: Sequence[int] = ()) -> None:
+    """One entry for the batch (an empty table when the claim wrote no records for it, so that the batch is found
+    complete on the next run instead of being recomputed every time)."""
     directory.mkdir(parents=True, exist_ok=True)
-    present = {int(seed): part for seed, part in records.groupby("seed")}
-    # a seed of the batch without records (a claim that measures one seed only, say) gets an empty entry, so that
-    # the batch is found complete on the next run instead of being recomputed every time
-    for seed in sorted(set(present) | {int(s) for s in batch}):
-        part = present.get(seed, records.iloc[0:0])
-        buffer = io.BytesIO()
-        part.reset_index(drop=True).to_parquet(buffer, index=False)
-        raw = buffer.getvalue()
-        meta = _expected_meta(claim, point or {}, int(seed), batch, directory.name) if claim is not None else {
-            "format": CACHE_FORMAT, "claim": "", "key": directory.name, "point": {}, "seed": int(seed),
-            "batch": [int(s) for s in batch], "code": ""}
-        meta.update(rows=len(part), parquet_sha256=hashlib.sha256(raw).hexdigest())
-        meta["meta_sha256"] = hashlib.sha256(_meta_text(meta)).hexdigest()
-        # parquet first, sidecar last: a sidecar exists only beside the complete data it describes
-        _atomic_bytes(directory / f"seed-{int(seed)}.parquet", raw)
-        _atomic_bytes(directory / f"seed-{int(seed)}.json", json.dumps(meta, sort_keys=True).encode())
+    buffer = io.BytesIO()
+    records.reset_index(drop=True).to_parquet(buffer, index=False)
+    raw = buffer.getvalue()
+    meta = _expected_meta(claim, point or {}, batch, directory.name) if claim is not None else {
+        "format": CACHE_FORMAT, "claim": "", "key": directory.name, "point": {}, "batch": [int(s) for s in batch],
+        "code": ""}
+    meta.update(rows=len(records), parquet_sha256=hashlib.sha256(raw).hexdigest())
+    meta["meta_sha256"] = hashlib.sha256(_meta_text(meta)).hexdigest()
+    # parquet first, sidecar last: a sidecar exists only beside the complete data it describes
+    _atomic_bytes(directory / "records.parquet", raw)
+    _atomic_bytes(directory / "records.json", json.dumps(meta, sort_keys=True).encode())
 
 
 def _batches(claim: Claim, seeds: Sequence[int]) -> list[list[int]]:
@@ -280,7 +269,7 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
             continue
         for i, point in enumerate(points):
             for batch in _batches(claim, seeds):
-                cached = (_read_cached(_cache_dir(cache_root, claim, point, batch), claim, point, batch, batch)
+                cached = (_read_cached(_cache_dir(cache_root, claim, point, batch), claim, point, batch)
                           if cache_root else None)
                 if cached is not None:
                     per_claim[claim.id].append(cached)

@@ -57,7 +57,7 @@ def test_cache_makes_a_rerun_free_and_identical(tmp_path):
 def test_resume_recomputes_only_missing_points(tmp_path):
     run_claims([toy()], "quick", tmp_path)
     # simulate an interruption that lost one point
-    victim = next(tmp_path.rglob("seed-*.parquet"))
+    victim = next(tmp_path.rglob("records.parquet"))
     victim.unlink()
     CALLS.clear()
     res = run_claims([toy()], "quick", tmp_path)
@@ -66,7 +66,7 @@ def test_resume_recomputes_only_missing_points(tmp_path):
 
 def test_corrupt_cache_entry_is_recomputed(tmp_path):
     run_claims([toy()], "quick", tmp_path)
-    victim = next(tmp_path.rglob("seed-*.parquet"))
+    victim = next(tmp_path.rglob("records.parquet"))
     victim.write_bytes(b"not parquet")
     res = run_claims([toy()], "quick", tmp_path)
     assert res.computed == 1

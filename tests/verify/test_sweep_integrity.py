@@ -53,17 +53,18 @@ def toy(**kw):
 
 def _entry(tmp_path):
     run_claims([toy()], "quick", tmp_path)
-    parquet = sorted(tmp_path.rglob("seed-*.parquet"))[0]
+    parquet = sorted(tmp_path.rglob("records.parquet"))[0]
     side = parquet.with_suffix(".json")
     meta = json.loads(side.read_text())
-    expected = {k: meta[k] for k in ("format", "claim", "key", "point", "seed", "batch", "code")}
+    expected = {k: meta[k] for k in ("format", "claim", "key", "point", "batch", "code")}
     return parquet.read_bytes(), side.read_bytes(), expected
 
 
 def test_intact_entry_is_accepted(tmp_path):
     data, meta, expected = _entry(tmp_path)
     frame = verify_entry(data, meta, expected)
-    assert frame is not None and len(frame) == 4 and set(frame["seed"]) == {expected["seed"]}
+    assert frame is not None and len(frame) == 4 * len(expected["batch"])
+    assert set(frame["seed"]) == set(expected["batch"])
 
 
 def test_every_single_bit_flip_is_detected(tmp_path):
@@ -82,7 +83,7 @@ def test_every_single_bit_flip_is_detected(tmp_path):
 
 def test_a_flipped_bit_on_disk_is_recomputed_not_trusted(tmp_path):
     first = run_claims([toy()], "quick", tmp_path).records["toy.claim/rate"]
-    victim = sorted(tmp_path.rglob("seed-*.parquet"))[3]
+    victim = sorted(tmp_path.rglob("records.parquet"))[3]
     raw = bytearray(victim.read_bytes())
     raw[len(raw) // 2] ^= 0x10
     victim.write_bytes(bytes(raw))
@@ -98,7 +99,7 @@ def test_metadata_edit_with_recomputed_data_hash_is_still_detected(tmp_path):
     doc["rows"] = doc["rows"] + 1  # a consistent-looking edit: only meta_sha256 catches it
     assert verify_entry(data, json.dumps(doc).encode(), expected) is None
     doc = json.loads(meta)
-    doc["seed"] += 1
+    doc["batch"] = [s + 1 for s in doc["batch"]]
     body = {k: doc[k] for k in sorted(doc) if k != "meta_sha256"}
     doc["meta_sha256"] = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     assert verify_entry(data, json.dumps(doc).encode(), expected) is None  # not the entry this run asks for
