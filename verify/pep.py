@@ -16,7 +16,10 @@ gradient steps, so its worst case over the function class is a PEP:
 * FedAvg (Buttaci & Calafiore App. A with α = 0): E steps w ← w − γ∇f(w) from the server point;
 * FedProx (App. A (10)–(12)): w ← (1 − αγ)w + αγ w̄₀ − γ∇f(w), w̄₀ the round's start point;
 * PFL(β) (App. B (4)–(5)): w ← w − γ∇f(βw + (1 − β)w̄₀) (with one client u_t = w̄_{t,0});
-* local gradient descent of DP-FedAvg (Das et al., Lemmas 2–3): E steps of w ← w − η∇f(w).
+* local gradient descent of DP-FedAvg (Das et al., Lemmas 2–3): E steps of w ← w − η∇f(w);
+* one outer iteration of Bylinkin et al.'s SC-AccExtragradient with exact oracles (the Accelerated Extragradient
+  baseline) and the server subproblem solved exactly: a gradient step of r = h − h₁, an exact argmin (declared
+  through its optimality condition) and an extrapolated gradient step of h (Theorem 5's Lyapunov function).
 
 With K = 1 and σ = 0 the additive terms of Lemmas A.3/B.3 vanish except those carrying G², so the contraction
 factor κ alone must bound the per-round ratio ‖w̄_{t+1,0} − w★‖²/‖w̄_{t,0} − w★‖² on F_{μ,L}: a PEP worst case
@@ -307,6 +310,101 @@ def _grad_monotone(convex: bool) -> Callable[[Mapping[str, Any]], PEPProblem]:
     return build
 
 
+def _aeg_tuning(p: Mapping[str, Any]) -> dict[str, float]:
+    """Tuning (9) of Bylinkin et al. with δ = δ_f + δ_g: θ = scale/δ, τ = √(μθ), η = min{1/(2μ), ½√(θ/μ)}, α = μ."""
+    mu, theta = p["mu"], p["theta_scale"] / (p["delta_f"] + p["delta_g"])
+    return {"theta": theta, "tau": math.sqrt(mu * theta), "eta": min(1 / (2 * mu), 0.5 * math.sqrt(theta / mu)),
+            "alpha": mu}
+
+
+def _aeg_lyapunov(weight: str, start: str, h1_convex: bool) -> Callable[[Mapping[str, Any]], PEPProblem]:
+    """One outer iteration of SC-AccExtragradient with exact oracles (σ = 0: the AEG baseline of Bylinkin et al.,
+    Kovalev et al. 2022) and the server subproblem solved exactly; τ measures the Lyapunov function of Theorem 5.
+
+    Iteration (Algorithm 1 with ξ = ∇(h − h₁)(x̲), ζ = ∇h(x̄_{k+1})), r = h − h₁:
+
+        x̲ = τx_k + (1 − τ)x̄_k,  x̄_{k+1} = argmin ⟨∇r(x̲), x⟩ + ‖x − x̲‖²/(2θ) + h₁(x),
+        x_{k+1} = x_k + ηα(x̄_{k+1} − x_k) − η∇h(x̄_{k+1}).
+
+    The exact argmin is the optimality condition ∇h(x̄) = ∇r(x̄) − ∇r(x̲) − (x̄ − x̲)/θ, imposed by declaring x̄ a
+    free point whose h-gradient is that combination (as PEPit's proximal step does).  Lyapunov function
+    Φ = c‖x − x★‖² + h(x̄) − h★ with c = τ/η (``printed``, = 2μ under (9)) or c = μ (``corrected``).
+
+    Classes: ``h1_convex=False``: h μ-strongly convex (Assumption 1) and r δ-smooth, possibly nonconvex (Assumption 2
+    with δ = δ_f + δ_g, which is all the proof uses of it once ξ, ζ are exact) — h₁ = h − r is not required convex
+    (a superclass of the paper's: a bound that holds here holds there).  ``h1_convex=True``: h₁ μ-strongly convex
+    and L₁-smooth, r convex δ-smooth, h = h₁ + r (a subclass: every assumption, including h₁ convex and h smooth,
+    holds on its instances, so a violation found here is a counterexample on the paper's class).
+
+    ``start``: ``any`` (x_k, x̄_k arbitrary: the proof's statement, Φ_k ≤ 1), ``first`` (x̄₀ = x₀, Φ₀ ≤ 1) or
+    ``second`` (the second iteration,
+    from the state reached by one iteration from x̄₀ = x₀, normalised by Φ₁ ≤ 1; both sides are homogeneous of
+    degree 2 under x ↦ sx, h ↦ s²h, so this is sup Φ₂/Φ₁ over reachable states).
+    """
+    def build(p: Mapping[str, Any]) -> PEPProblem:
+        from PEPit import Expression, Point
+        from PEPit.functions import (SmoothConvexFunction, SmoothFunction, SmoothStronglyConvexFunction,
+                                     StronglyConvexFunction)
+
+        t = _aeg_tuning(p)
+        theta, tau, eta, alpha = t["theta"], t["tau"], t["eta"], t["alpha"]
+        delta, mu = p["delta_f"] + p["delta_g"], p["mu"]
+        c = tau / eta if weight == "printed" else mu
+        pep = _pep()
+        if h1_convex:
+            h1 = pep.declare_function(SmoothStronglyConvexFunction, mu=mu, L=p["L1"])
+            r = pep.declare_function(SmoothConvexFunction, L=delta)
+            h = h1 + r
+        else:
+            h = pep.declare_function(StronglyConvexFunction, mu=mu)
+            r = pep.declare_function(SmoothFunction, L=delta)
+        xs = h.stationary_point()
+        hs = h(xs)
+
+        def iteration(x: Any, xb: Any) -> tuple[Any, Any, Any]:
+            xl = tau * x + (1 - tau) * xb
+            xi = r.gradient(xl)
+            xb_new = Point()
+            gr = r.gradient(xb_new)
+            gh = gr - xi - (xb_new - xl) / theta  # exact argmin of A_theta
+            if h1_convex:
+                h1.add_point((xb_new, gh - gr, Expression()))
+                hv = h(xb_new)
+            else:
+                hv = Expression()
+                h.add_point((xb_new, gh, hv))
+            return x + eta * alpha * (xb_new - x) - eta * gh, xb_new, hv
+
+        x = pep.set_initial_point()
+        if start == "second":
+            x, xb, hv = iteration(x, x)
+        elif start == "first":
+            xb, hv = x, h(x)
+        else:
+            xb = pep.set_initial_point()
+            hv = h(xb)
+        pep.set_initial_condition(c * (x - xs) ** 2 + hv - hs <= 1)
+        x1, _, hv1 = iteration(x, xb)
+        pep.set_performance_metric(c * (x1 - xs) ** 2 + hv1 - hs)
+        name = "Phi" if weight == "printed" else "Phic"
+        k, k1 = {"second": ("1", "2"), "first": ("0", "1")}.get(start, ("k", "k+1"))
+        return PEPProblem(pep, f"{name}_{k1} (one AEG iteration, exact subproblem)", f"{name}_{k} <= 1")
+
+    return build
+
+
+_AEG_PARAMS = {"mu": 0.01, "delta_f": 0.4, "delta_g": 0.6, "theta_scale": 1 / 3}
+
+
+def _aeg_symbols(lyapunov: str) -> Callable[[Mapping[str, float]], dict[str, float]]:
+    def symbols(p: Mapping[str, float]) -> dict[str, float]:
+        # sigma = 0 (exact oracles) is the limit sigma -> 0+ of the rhs; catalogue symbols are positive
+        return {"theta": p["theta_scale"] / (p["delta_f"] + p["delta_g"]), "mu": p["mu"], "sigma": _TINY,
+                "delta_f": p["delta_f"], "delta_g": p["delta_g"], lyapunov: 1.0}
+
+    return symbols
+
+
 _TINY = float(np.finfo(float).tiny)
 
 CASES: tuple[PEPCase, ...] = (
@@ -372,6 +470,37 @@ CASES: tuple[PEPCase, ...] = (
         params={"L": 1.0, "eta": 0.5}, build=_grad_monotone(False),
         symbols=lambda p: {"eta": p["eta"], "L": p["L"]},
         notes="the catalogue records an erratum: the proof needs convexity; the PEP finds the violating function",
+    ),
+    PEPCase(
+        id="bylinkin.thm5/aeg-exact-second-step", theorem="bylinkin.thm5",
+        title="Accelerated Extragradient (SC-AccExtragradient with exact oracles, sigma = 0), exact subproblem: "
+              "Phi_2/Phi_1 vs Theorem 5's printed factor 1 - sqrt(mu theta)/2",
+        reduction="Bylinkin et al. Algorithm 1 with xi = grad(h - h_1), zeta = grad h (the AEG baseline) and the "
+                  "server subproblem solved exactly; the second iteration from x_0 = xbar_0",
+        function_class="h = h_1 + r, h_1 mu-strongly convex and L1-smooth, r = h - h_1 convex delta-smooth "
+                       "(delta = delta_f + delta_g): a subclass of Assumptions 1-2 with h_1 convex",
+        params={**_AEG_PARAMS, "L1": 100.0}, build=_aeg_lyapunov("printed", "second", h1_convex=True),
+        symbols=_aeg_symbols("Phi_k"),
+        notes="Phi_k = (tau/eta)||x_k - x*||^2 + h(xbar_k) - h* as printed (tau/eta = 2 mu under (9)); with sigma = 0 "
+              "the additive 4 theta sigma^2 vanishes.  Every function of the subclass satisfies the paper's "
+              "assumptions (and the implicit h_1 convex, h smooth), and the state is reached by one iteration, so a "
+              "worst case above the factor refutes the printed recursion on the paper's class (the catalogue's "
+              "factor-2 erratum: the printed step is not only unproved but false)",
+    ),
+    PEPCase(
+        id="bylinkin.thm5.corrected/aeg-exact", theorem="bylinkin.thm5.corrected",
+        title="Accelerated Extragradient, exact subproblem: Phic_{k+1}/Phic_k from any state vs the corrected "
+              "factor 1 - sqrt(mu theta)/2",
+        reduction="Bylinkin et al. Algorithm 1 with exact oracles (the AEG baseline), exact server subproblem, one "
+                  "iteration from an arbitrary (x_k, xbar_k)",
+        function_class="h mu-strongly convex, r = h - h_1 delta-smooth possibly nonconvex (Assumptions 1-2 with "
+                       "delta = delta_f + delta_g; h_1 convexity not imposed: a superclass)",
+        params=dict(_AEG_PARAMS), build=_aeg_lyapunov("corrected", "any", h1_convex=False),
+        symbols=_aeg_symbols("Phic_k"),
+        notes="Phic_k = mu||x_k - x*||^2 + h(xbar_k) - h*; with exact oracles the proof uses Assumption 2 only as "
+              "||grad r(xunder) - grad r(xbar)|| <= (delta_f + delta_g)||xunder - xbar|| and h_1 convexity only "
+              "for the inexact criterion (4), so the class is the proof's; holding on this superclass implies "
+              "holding on the paper's class",
     ),
 )
 

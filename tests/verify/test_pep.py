@@ -174,3 +174,78 @@ def test_cli_reports_solver_failure_as_inconclusive(tmp_path, monkeypatch, capsy
     assert "das.lem2/local-gd: inconclusive" in out and "why:" in out and "NO_SUCH_SOLVER" in out
     assert "holds" not in out.split("das.lem2/local-gd:")[1].splitlines()[0]
     assert (tmp_path / "report.html").stat().st_size > 0 and (tmp_path / "report.pdf").read_bytes()[:4] == b"%PDF"
+
+
+# ---- Bylinkin et al.: one outer iteration of Accelerated Extragradient (exact oracles, exact subproblem) ----------
+def test_bylinkin_printed_recursion_is_false_on_a_subclass_of_the_papers_assumptions() -> None:
+    """Theorem 5 with sigma = 0: the printed Phi (weight tau/eta = 2 mu) can grow by more than 1 - sqrt(mu theta)/2
+    over the second iteration, on instances with h_1 mu-strongly convex and smooth, r = h - h_1 convex delta-smooth
+    (all of the paper's assumptions hold): certified SDP, worst case above the factor (even above 1)."""
+    comp = pep.run_case("bylinkin.thm5/aeg-exact-second-step")
+    assert comp.result.certified, comp.result.as_dict()
+    assert all(c["holds"] for c in comp.conditions), comp.conditions
+    kappa = 1 - math.sqrt(0.01 / 3) / 2
+    assert comp.bound == pytest.approx(kappa, rel=1e-12)
+    assert comp.verdict == "false-on-class", comp.as_dict()
+    # the certified primal instance exceeds the factor by far more than the accuracy (here Phi even increases)
+    assert comp.result.primal - comp.result.accuracy > 1.0 > kappa
+    assert comp.result.seconds < 10.0
+
+
+def test_bylinkin_corrected_recursion_holds_on_the_proofs_class_with_its_looseness() -> None:
+    """The corrected Lyapunov function Phic = mu||x - x*||^2 + h(xbar) - h* contracts by the factor from any state,
+    on h mu-strongly convex, r delta-smooth (a superclass); the factor is nearly tight (bound/worst within 5%)."""
+    comp = pep.run_case("bylinkin.thm5.corrected/aeg-exact")
+    assert comp.result.certified and comp.verdict == "holds", comp.as_dict()
+    assert comp.ratio is not None and 1.0 < comp.ratio < 1.05
+    assert comp.result.seconds < 10.0
+    # soundness: the same comparison with the factor made 3% smaller than the certified worst case is refuted
+    scale = 0.97 * comp.result.primal / comp.bound
+    assert pep.run_case("bylinkin.thm5.corrected/aeg-exact", bound_scale=scale).verdict == "false-on-class"
+
+
+def test_bylinkin_printed_weight_is_two_mu_and_the_failure_needs_a_state_after_the_first_iteration() -> None:
+    """Under tuning (9) tau/eta = 2 mu.  From x_0 = xbar_0 the printed recursion holds at this instance even on the
+    superclass (r possibly nonconvex); from an arbitrary state it fails on the subclass too — so the counterexample
+    is the reachable second step, as the case states."""
+    p = {"mu": 0.01, "delta_f": 0.4, "delta_g": 0.6, "theta_scale": 1 / 3}
+    t = pep._aeg_tuning(p)
+    assert t["tau"] / t["eta"] == pytest.approx(2 * p["mu"], rel=1e-12)
+    kappa = 1 - math.sqrt(p["mu"] / 3) / 2
+    first = pep.solve(pep._aeg_lyapunov("printed", "first", h1_convex=False)(p))
+    assert first.certified, first.as_dict()
+    assert pep.compare(kappa, first)[0] == "holds"
+    anywhere = pep.solve(pep._aeg_lyapunov("printed", "any", h1_convex=False)(p))
+    assert anywhere.certified, anywhere.as_dict()
+    assert pep.compare(kappa, anywhere)[0] == "false-on-class"
+
+
+def test_bylinkin_pep_models_the_implemented_aeg_iteration() -> None:
+    """The implemented AEG step (exact subproblem) on a separation quadratic, from 400 random states (x, xbar):
+    Phic_{k+1}/Phic_k never exceeds the PEP worst case computed at the instance's exact constants."""
+    import numpy as np
+
+    from fedrates.solvers import algorithms, problems
+    from fedrates.solvers.algorithms._separation import coins_for_seeds, counters
+    from fedrates.solvers.problems.separation import split
+
+    problem = problems.make("separation", dim=4, mu=0.02, L=1.0, delta_f=0.1, delta_g=0.3, seed=5)
+    sp = split(problem)
+    params = {"mu": sp.mu, "delta_f": sp.delta_f, "delta_g": sp.delta_g, "theta_scale": 1 / 3}
+    comp = pep.run_case("bylinkin.thm5.corrected/aeg-exact", **params)
+    assert comp.result.certified and comp.verdict == "holds", comp.as_dict()
+    alg = algorithms.make("aeg")
+    rng = np.random.default_rng(3)
+    R = 400
+    x = sp.xstar + rng.standard_normal((R, problem.dim)) * rng.uniform(0.1, 3, (R, 1))
+    xb = sp.xstar + rng.standard_normal((R, problem.dim)) * rng.uniform(0.1, 3, (R, 1))
+    hstar = 0.5 * sp.xstar @ sp.H @ sp.xstar - sp.b @ sp.xstar
+
+    def phic(x: np.ndarray, xb: np.ndarray) -> np.ndarray:
+        gap = 0.5 * np.einsum("ri,ij,rj->r", xb, sp.H, xb) - xb @ sp.b - hstar
+        return sp.mu * np.sum((x - sp.xstar) ** 2, axis=1) + gap
+
+    new = alg.step({"x": x, "xbar": xb, **counters(R)}, sp, coins_for_seeds(range(R), problem.clients))
+    ratios = phic(new["x"], new["xbar"]) / phic(x, xb)
+    assert np.all(ratios <= comp.result.dual + comp.result.accuracy + 1e-12), ratios.max()
+    assert ratios.max() > 0.5  # the measurement is not vacuous (the step contracts, but not to nothing)
