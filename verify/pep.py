@@ -16,7 +16,11 @@ gradient steps, so its worst case over the function class is a PEP:
 * FedAvg (Buttaci & Calafiore App. A with α = 0): E steps w ← w − γ∇f(w) from the server point;
 * FedProx (App. A (10)–(12)): w ← (1 − αγ)w + αγ w̄₀ − γ∇f(w), w̄₀ the round's start point;
 * PFL(β) (App. B (4)–(5)): w ← w − γ∇f(βw + (1 − β)w̄₀) (with one client u_t = w̄_{t,0});
-* local gradient descent of DP-FedAvg (Das et al., Lemmas 2–3): E steps of w ← w − η∇f(w).
+* local gradient descent of DP-FedAvg (Das et al., Lemmas 2–3): E steps of w ← w − η∇f(w);
+* one outer iteration of Bylinkin et al.'s SC-AccExtragradient with exact oracles (the Accelerated Extragradient
+  baseline) and the server subproblem solved exactly: a gradient step of r = h − h₁, an exact argmin (declared
+  through its optimality condition) and an extrapolated gradient step of h (Theorem 5's Lyapunov function), and
+  the same iteration of the inner AccExtragradient of C-AccExtragradient on A_θ^k (Theorem 8's factor).
 
 With K = 1 and σ = 0 the additive terms of Lemmas A.3/B.3 vanish except those carrying G², so the contraction
 factor κ alone must bound the per-round ratio ‖w̄_{t+1,0} − w★‖²/‖w̄_{t,0} − w★‖² on F_{μ,L}: a PEP worst case
@@ -307,6 +311,143 @@ def _grad_monotone(convex: bool) -> Callable[[Mapping[str, Any]], PEPProblem]:
     return build
 
 
+def _aeg_tuning(p: Mapping[str, Any]) -> dict[str, float]:
+    """Tuning (9) of Bylinkin et al. with δ = δ_f + δ_g: θ = scale/δ, τ = √(μθ), η = min{1/(2μ), ½√(θ/μ)}, α = μ."""
+    mu, theta = p["mu"], p["theta_scale"] / (p["delta_f"] + p["delta_g"])
+    return {"theta": theta, "tau": math.sqrt(mu * theta), "eta": min(1 / (2 * mu), 0.5 * math.sqrt(theta / mu)),
+            "alpha": mu}
+
+
+def _extragradient_lyapunov(scheme: Callable[[Mapping[str, Any]], dict[str, Any]], start: str,
+                            h1_convex: bool) -> Callable[[Mapping[str, Any]], PEPProblem]:
+    """One outer iteration of SC-AccExtragradient with exact oracles (σ = 0: the AEG baseline of Bylinkin et al.,
+    Kovalev et al. 2022) and the server subproblem solved exactly; τ measures the Lyapunov function of Theorem 5.
+
+    Iteration (Algorithm 1 with ξ = ∇(h − h₁)(x̲), ζ = ∇h(x̄_{k+1})), r = h − h₁:
+
+        x̲ = τx_k + (1 − τ)x̄_k,  x̄_{k+1} = argmin ⟨∇r(x̲), x⟩ + ‖x − x̲‖²/(2θ) + h₁(x),
+        x_{k+1} = x_k + ηα(x̄_{k+1} − x_k) − η∇h(x̄_{k+1}).
+
+    The exact argmin is the optimality condition ∇h(x̄) = ∇r(x̄) − ∇r(x̲) − (x̄ − x̲)/θ, imposed by declaring x̄ a
+    free point whose h-gradient is that combination (as PEPit's proximal step does).  Lyapunov function
+    Φ = c‖x − x★‖² + h(x̄) − h★ with c = τ/η (``printed``, = 2μ under (9)) or c = μ (``corrected``).
+    ``scheme(params)`` gives the steps (θ, τ, η, α), the class constants (μ, δ) and the Lyapunov weights (``c_x``
+    on ‖x − x★‖², ``c_gap`` on h(x̄) − h★, ``c_grad`` on ‖∇h(x̄_{k+1})‖² added to the measured side only).
+
+    Classes: ``h1_convex=False``: h μ-strongly convex (Assumption 1) and r δ-smooth, possibly nonconvex (Assumption 2
+    with δ = δ_f + δ_g, which is all the proof uses of it once ξ, ζ are exact) — h₁ = h − r is not required convex
+    (a superclass of the paper's: a bound that holds here holds there).  ``h1_convex=True``: h₁ μ-strongly convex
+    and L₁-smooth, r convex δ-smooth, h = h₁ + r (a subclass: every assumption, including h₁ convex and h smooth,
+    holds on its instances, so a violation found here is a counterexample on the paper's class).
+
+    ``start``: ``any`` (x_k, x̄_k arbitrary: the proof's statement, Φ_k ≤ 1), ``first`` (x̄₀ = x₀, Φ₀ ≤ 1) or
+    ``second`` (the second iteration,
+    from the state reached by one iteration from x̄₀ = x₀, normalised by Φ₁ ≤ 1; both sides are homogeneous of
+    degree 2 under x ↦ sx, h ↦ s²h, so this is sup Φ₂/Φ₁ over reachable states).
+    """
+    def build(p: Mapping[str, Any]) -> PEPProblem:
+        from PEPit import Expression, Point
+        from PEPit.functions import (
+            SmoothConvexFunction,
+            SmoothFunction,
+            SmoothStronglyConvexFunction,
+            StronglyConvexFunction,
+        )
+
+        t = scheme(p)
+        theta, tau, eta, alpha, delta, mu = (t[k] for k in ("theta", "tau", "eta", "alpha", "delta", "mu"))
+        c, c_gap, c_grad = t["c_x"], t["c_gap"], t["c_grad"]
+        pep = _pep()
+        if h1_convex:
+            h1 = pep.declare_function(SmoothStronglyConvexFunction, mu=mu, L=p["L1"])
+            r = pep.declare_function(SmoothConvexFunction, L=delta)
+            h = h1 + r
+        else:
+            h = pep.declare_function(StronglyConvexFunction, mu=mu)
+            r = pep.declare_function(SmoothFunction, L=delta)
+        xs = h.stationary_point()
+        hs = h(xs)
+
+        def iteration(x: Any, xb: Any) -> tuple[Any, Any, Any, Any]:
+            xl = tau * x + (1 - tau) * xb
+            xi = r.gradient(xl)
+            xb_new = Point()
+            gr = r.gradient(xb_new)
+            gh = gr - xi - (xb_new - xl) / theta  # exact argmin of A_theta
+            if h1_convex:
+                h1.add_point((xb_new, gh - gr, Expression()))
+                hv = h(xb_new)
+            else:
+                hv = Expression()
+                h.add_point((xb_new, gh, hv))
+            return x + eta * alpha * (xb_new - x) - eta * gh, xb_new, hv, gh
+
+        x = pep.set_initial_point()
+        if start == "second":
+            x, xb, hv, _ = iteration(x, x)
+        elif start == "first":
+            xb, hv = x, h(x)
+        else:
+            xb = pep.set_initial_point()
+            hv = h(xb)
+        pep.set_initial_condition(c * (x - xs) ** 2 + c_gap * (hv - hs) <= 1)
+        x1, _, hv1, gh1 = iteration(x, xb)
+        measure = c * (x1 - xs) ** 2 + c_gap * (hv1 - hs)
+        if c_grad:
+            measure = measure + c_grad * gh1**2  # the gradient the method uses (h may be nonsmooth)
+        pep.set_performance_metric(measure)
+        name = t["name"]
+        k, k1 = {"second": ("1", "2"), "first": ("0", "1")}.get(start, ("k", "k+1"))
+        extra = f" + {c_grad:.6g} ||grad(xbar_{k1})||^2" if c_grad else ""
+        return PEPProblem(pep, f"{name}_{k1}{extra} (one extragradient iteration, exact subproblem)",
+                          f"{name}_{k} <= 1")
+
+    return build
+
+
+def _aeg_lyapunov(weight: str, start: str, h1_convex: bool) -> Callable[[Mapping[str, Any]], PEPProblem]:
+    """Theorem 5's Lyapunov function (``printed`` or ``corrected``) over one outer iteration (see
+    :func:`_extragradient_lyapunov`)."""
+    def scheme(p: Mapping[str, Any]) -> dict[str, Any]:
+        t = _aeg_tuning(p)
+        c = t["tau"] / t["eta"] if weight == "printed" else p["mu"]
+        return {**t, "delta": p["delta_f"] + p["delta_g"], "mu": p["mu"], "c_x": c, "c_gap": 1.0, "c_grad": 0.0,
+                "name": "Phi" if weight == "printed" else "Phic"}
+
+    return _extragradient_lyapunov(scheme, start, h1_convex)
+
+
+def _inner_aeg_lyapunov(p: Mapping[str, Any]) -> PEPProblem:
+    """Theorem 8: one iteration of the inner AccExtragradient on A = A_θ^k (exact subproblem B), with the redone
+    Lyapunov function of the catalogue's erratum, Ψ = (1/η_g)‖x − A★‖² + (2/τ_g)(A(x̄) − A★), and the measured
+    left side Ψ_{t+1} + (θ_g/(2τ_g))‖∇A(x̄_{t+1})‖².  Tuning (31): τ_g = ½√(θ_g/θ), α_g = 1/θ,
+    η_g = min{θ/2, θ_g/(4τ_g)}; θ = θ_f = 1/(2δ_f) (Kovalev et al.'s θ = 1/(2L_p), catalogue erratum), θ_g =
+    ``theta_g_scale``/(2δ_g).  Class: A (1/θ)-strongly convex (f₁ + g convex, the implicit assumption of Section 7),
+    p_g = g − g₁ δ_g-smooth, possibly nonconvex (Assumption 2); q_g = A − p_g not required convex (a superclass)."""
+    def scheme(q: Mapping[str, Any]) -> dict[str, Any]:
+        theta = 1 / (2 * q["delta_f"])
+        theta_g = q["theta_g_scale"] / (2 * q["delta_g"])
+        tau_g = 0.5 * math.sqrt(theta_g / theta)
+        eta_g = min(theta / 2, theta_g / (4 * tau_g))
+        return {"theta": theta_g, "tau": tau_g, "eta": eta_g, "alpha": 1 / theta, "delta": q["delta_g"],
+                "mu": 1 / theta, "c_x": 1 / eta_g, "c_gap": 2 / tau_g, "c_grad": theta_g / (2 * tau_g),
+                "name": "Psi"}
+
+    return _extragradient_lyapunov(scheme, "any", h1_convex=False)(p)
+
+
+_AEG_PARAMS = {"mu": 0.01, "delta_f": 0.4, "delta_g": 0.6, "theta_scale": 1 / 3}
+
+
+def _aeg_symbols(lyapunov: str) -> Callable[[Mapping[str, float]], dict[str, float]]:
+    def symbols(p: Mapping[str, float]) -> dict[str, float]:
+        # sigma = 0 (exact oracles) is the limit sigma -> 0+ of the rhs; catalogue symbols are positive
+        return {"theta": p["theta_scale"] / (p["delta_f"] + p["delta_g"]), "mu": p["mu"], "sigma": _TINY,
+                "delta_f": p["delta_f"], "delta_g": p["delta_g"], lyapunov: 1.0}
+
+    return symbols
+
+
 _TINY = float(np.finfo(float).tiny)
 
 CASES: tuple[PEPCase, ...] = (
@@ -372,6 +513,55 @@ CASES: tuple[PEPCase, ...] = (
         params={"L": 1.0, "eta": 0.5}, build=_grad_monotone(False),
         symbols=lambda p: {"eta": p["eta"], "L": p["L"]},
         notes="the catalogue records an erratum: the proof needs convexity; the PEP finds the violating function",
+    ),
+    PEPCase(
+        id="bylinkin.thm5/aeg-exact-second-step", theorem="bylinkin.thm5",
+        title="Accelerated Extragradient (SC-AccExtragradient with exact oracles, sigma = 0), exact subproblem: "
+              "Phi_2/Phi_1 vs Theorem 5's printed factor 1 - sqrt(mu theta)/2",
+        reduction="Bylinkin et al. Algorithm 1 with xi = grad(h - h_1), zeta = grad h (the AEG baseline) and the "
+                  "server subproblem solved exactly; the second iteration from x_0 = xbar_0",
+        function_class="h = h_1 + r, h_1 mu-strongly convex and L1-smooth, r = h - h_1 convex delta-smooth "
+                       "(delta = delta_f + delta_g): a subclass of Assumptions 1-2 with h_1 convex",
+        params={**_AEG_PARAMS, "L1": 100.0}, build=_aeg_lyapunov("printed", "second", h1_convex=True),
+        symbols=_aeg_symbols("Phi_k"),
+        notes="Phi_k = (tau/eta)||x_k - x*||^2 + h(xbar_k) - h* as printed (tau/eta = 2 mu under (9)); with sigma = 0 "
+              "the additive 4 theta sigma^2 vanishes.  Every function of the subclass satisfies the paper's "
+              "assumptions (and the implicit h_1 convex, h smooth), and the state is reached by one iteration, so a "
+              "worst case above the factor refutes the printed recursion on the paper's class (the catalogue's "
+              "factor-2 erratum: the printed step is not only unproved but false; the quadratic claim "
+              "bylinkin.thm5/one-step finds the same from worst states).  Up to 2-d quadratics from x_0 = xbar_0 "
+              "stayed below the factor in a random search: the certified worst instance here is not quadratic",
+    ),
+    PEPCase(
+        id="bylinkin.thm5.corrected/aeg-exact", theorem="bylinkin.thm5.corrected",
+        title="Accelerated Extragradient, exact subproblem: Phic_{k+1}/Phic_k from any state vs the corrected "
+              "factor 1 - sqrt(mu theta)/2",
+        reduction="Bylinkin et al. Algorithm 1 with exact oracles (the AEG baseline), exact server subproblem, one "
+                  "iteration from an arbitrary (x_k, xbar_k)",
+        function_class="h mu-strongly convex, r = h - h_1 delta-smooth possibly nonconvex (Assumptions 1-2 with "
+                       "delta = delta_f + delta_g; h_1 convexity not imposed: a superclass)",
+        params=dict(_AEG_PARAMS), build=_aeg_lyapunov("corrected", "any", h1_convex=False),
+        symbols=_aeg_symbols("Phic_k"),
+        notes="Phic_k = mu||x_k - x*||^2 + h(xbar_k) - h*; with exact oracles the proof uses Assumption 2 only as "
+              "||grad r(xunder) - grad r(xbar)|| <= (delta_f + delta_g)||xunder - xbar|| and h_1 convexity only "
+              "for the inexact criterion (4), so the class is the proof's; holding on this superclass implies "
+              "holding on the paper's class",
+    ),
+    PEPCase(
+        id="bylinkin.thm8.rate/inner-aeg-exact", theorem="bylinkin.thm8.rate",
+        title="Inner AccExtragradient of C-AccExtragradient, exact subproblem B: Psi_{t+1} + (theta_g/(2 tau_g)) "
+              "||grad A||^2 over Psi_t vs the factor 1 - sqrt(theta_g/theta)/2",
+        reduction="Bylinkin et al. Section 7, AccExtragradient for A_theta^k (tuning (31)), one iteration from an "
+                  "arbitrary (x_t, xbar_t), the subproblem B_theta_g^t solved exactly",
+        function_class="A (1/theta)-strongly convex, p_g = g - g_1 delta_g-smooth possibly nonconvex (Assumption 2; "
+                       "q_g convexity not imposed: a superclass)",
+        params={"delta_f": 0.05, "delta_g": 1.0, "theta_g_scale": 1.0}, build=_inner_aeg_lyapunov,
+        symbols=lambda p: {"theta": 1 / (2 * p["delta_f"]), "theta_g": p["theta_g_scale"] / (2 * p["delta_g"]),
+                           "delta_g": p["delta_g"]},
+        notes="Psi_t = (1/eta_g)||x_t - A*||^2 + (2/tau_g)(A(xbar_t) - A*) is the catalogue's redone Lyapunov "
+              "function (erratum: the printed proof bounds a scalar product with the wrong sign); theta = theta_f = "
+              "1/(2 delta_f) (catalogue erratum on Kovalev et al.'s theta); with B solved exactly the accuracy "
+              "criterion is not used, so the class is the proof's",
     ),
 )
 

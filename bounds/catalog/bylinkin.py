@@ -94,6 +94,18 @@ _N_COINS = Note(
     "independent of the coin of xi_k; the text says only 'the same scheme'.",
     "Two independent Bernoulli(p) draws per iteration.",
 )
+_N_THM5_PEP = Note(
+    "The printed recursion is not only unproved but false, already with exact oracles (sigma = 0, the Accelerated "
+    "Extragradient baseline) and an exact subproblem: the performance-estimation SDP (fedrates.verify.pep, case "
+    "bylinkin.thm5/aeg-exact-second-step) certifies Phi_2/Phi_1 = 1.052 > 1 - sqrt(mu theta)/2 = 0.971 at "
+    "mu = 0.01, delta_f = 0.4, delta_g = 0.6, theta = 1/(3(delta_f + delta_g)), on instances with h_1 "
+    "mu-strongly convex and 100-smooth and h - h_1 convex and delta-smooth (every assumption holds, the state "
+    "is reached after one iteration); the corrected Phic contracts by the factor (worst 0.963, case "
+    "bylinkin.thm5.corrected/aeg-exact).",
+    "bylinkin.thm5 is false on the paper's class (as the quadratic claims bylinkin.thm5/one-step and "
+    "/inexact-trajectory also find); the proved recursion is bylinkin.thm5.corrected.",
+    "erratum",
+)
 _N_CRIT_THM5 = Note(
     "Theorem 5 prints the subproblem accuracy E||grad A||^2 <= E[(theta^2/11)||x_k - argmin A||^2]; the proof "
     "needs (11 theta/3)||grad A||^2 <= (1/(3 theta))||.||^2, i.e. 1/(11 theta^2), as in eq. (4).",
@@ -264,7 +276,7 @@ _thm5 = Theorem(
     notes=(
         Note("Linear contraction with an additive noise term, hence kind 'explicit' with the full expression; "
              "the contraction factor is 1 - sqrt(mu theta)/2 and the noise floor 8 sqrt(theta/mu) sigma^2."),
-        _N_FACTOR2, _N_CRIT_THM5, *_THM1_NOTES,
+        _N_FACTOR2, _N_THM5_PEP, _N_CRIT_THM5, *_THM1_NOTES,
     ),
     equation="Theorem 5 (9), proof in App. B (display before Stich's lemma)",
 )

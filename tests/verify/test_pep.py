@@ -174,3 +174,109 @@ def test_cli_reports_solver_failure_as_inconclusive(tmp_path, monkeypatch, capsy
     assert "das.lem2/local-gd: inconclusive" in out and "why:" in out and "NO_SUCH_SOLVER" in out
     assert "holds" not in out.split("das.lem2/local-gd:")[1].splitlines()[0]
     assert (tmp_path / "report.html").stat().st_size > 0 and (tmp_path / "report.pdf").read_bytes()[:4] == b"%PDF"
+
+
+# ---- Bylinkin et al.: one outer iteration of Accelerated Extragradient (exact oracles, exact subproblem) ----------
+def test_bylinkin_printed_recursion_is_false_on_a_subclass_of_the_papers_assumptions() -> None:
+    """Theorem 5 with sigma = 0: the printed Phi (weight tau/eta = 2 mu) can grow by more than 1 - sqrt(mu theta)/2
+    over the second iteration, on instances with h_1 mu-strongly convex and smooth, r = h - h_1 convex delta-smooth
+    (all of the paper's assumptions hold): certified SDP, worst case above the factor (even above 1)."""
+    comp = pep.run_case("bylinkin.thm5/aeg-exact-second-step")
+    assert comp.result.certified, comp.result.as_dict()
+    assert all(c["holds"] for c in comp.conditions), comp.conditions
+    kappa = 1 - math.sqrt(0.01 / 3) / 2
+    assert comp.bound == pytest.approx(kappa, rel=1e-12)
+    assert comp.verdict == "false-on-class", comp.as_dict()
+    # the certified primal instance exceeds the factor by far more than the accuracy (here Phi even increases)
+    assert comp.result.primal - comp.result.accuracy > 1.0 > kappa
+    assert comp.result.seconds < 10.0
+
+
+def test_bylinkin_corrected_recursion_holds_on_the_proofs_class_with_its_looseness() -> None:
+    """The corrected Lyapunov function Phic = mu||x - x*||^2 + h(xbar) - h* contracts by the factor from any state,
+    on h mu-strongly convex, r delta-smooth (a superclass); the factor is nearly tight (bound/worst within 5%)."""
+    comp = pep.run_case("bylinkin.thm5.corrected/aeg-exact")
+    assert comp.result.certified and comp.verdict == "holds", comp.as_dict()
+    assert comp.ratio is not None and 1.0 < comp.ratio < 1.05
+    assert comp.result.seconds < 10.0
+    # soundness: the same comparison with the factor made 3% smaller than the certified worst case is refuted
+    scale = 0.97 * comp.result.primal / comp.bound
+    assert pep.run_case("bylinkin.thm5.corrected/aeg-exact", bound_scale=scale).verdict == "false-on-class"
+
+
+def test_bylinkin_printed_weight_is_two_mu_and_the_failure_needs_a_state_after_the_first_iteration() -> None:
+    """Under tuning (9) tau/eta = 2 mu.  From x_0 = xbar_0 the printed recursion holds at this instance even on the
+    superclass (r possibly nonconvex); from an arbitrary state it fails on the subclass too — so the counterexample
+    is the reachable second step, as the case states."""
+    p = {"mu": 0.01, "delta_f": 0.4, "delta_g": 0.6, "theta_scale": 1 / 3}
+    t = pep._aeg_tuning(p)
+    assert t["tau"] / t["eta"] == pytest.approx(2 * p["mu"], rel=1e-12)
+    kappa = 1 - math.sqrt(p["mu"] / 3) / 2
+    first = pep.solve(pep._aeg_lyapunov("printed", "first", h1_convex=False)(p))
+    assert first.certified, first.as_dict()
+    assert pep.compare(kappa, first)[0] == "holds"
+    anywhere = pep.solve(pep._aeg_lyapunov("printed", "any", h1_convex=False)(p))
+    assert anywhere.certified, anywhere.as_dict()
+    assert pep.compare(kappa, anywhere)[0] == "false-on-class"
+
+
+@pytest.mark.parametrize(("delta_f", "theta_g_scale"), [(0.05, 1.0), (0.3, 0.5)])
+def test_bylinkin_inner_accextragradient_factor_holds_with_its_looseness(delta_f: float, theta_g_scale: float) -> None:
+    """Theorem 8 (redone Lyapunov function): the factor 1 - sqrt(theta_g/theta)/2 bounds the certified worst case
+    of Psi_{t+1} + (theta_g/(2 tau_g))||grad A||^2 over Psi_t, within 10%; a factor 3% below the worst is refuted."""
+    params = {"delta_f": delta_f, "delta_g": 1.0, "theta_g_scale": theta_g_scale}
+    comp = pep.run_case("bylinkin.thm8.rate/inner-aeg-exact", **params)
+    assert all(c["holds"] for c in comp.conditions), comp.conditions
+    assert comp.result.certified and comp.verdict == "holds", comp.as_dict()
+    theta, theta_g = 1 / (2 * delta_f), theta_g_scale / 2
+    assert comp.bound == pytest.approx(1 - math.sqrt(theta_g / theta) / 2, rel=1e-12)
+    assert comp.ratio is not None and 1.0 < comp.ratio < 1.1
+    assert comp.result.seconds < 10.0
+    scale = 0.97 * comp.result.primal / comp.bound
+    wrong = pep.run_case("bylinkin.thm8.rate/inner-aeg-exact", bound_scale=scale, **params)
+    assert wrong.verdict == "false-on-class", wrong.as_dict()
+
+
+@pytest.mark.parametrize("eta_factor", [1.0, 2.0, 0.5])
+def test_bylinkin_pep_models_the_implemented_aeg_iteration(eta_factor: float) -> None:
+    """The first-iteration worst case of Phic on the proof's class is attained by the 1-d quadratic h = mu x^2/2,
+    r = h - h_1 = -(delta_f + delta_g) x^2/2 (h_1 = (mu + delta) x^2/2 is convex, so the instance is in the paper's
+    class): one step of the implemented AEG from x_0 = xbar_0 = 1 reproduces the SDP value two-sided; the same
+    step with eta scaled (a plausible wrong tuning) does not."""
+    import dataclasses
+
+    import numpy as np
+
+    from fedrates.solvers import algorithms
+    from fedrates.solvers.algorithms._separation import coins_for_seeds, counters
+    from fedrates.solvers.problems.separation import Split
+
+    p = {"mu": 0.01, "delta_f": 0.4, "delta_g": 0.6, "theta_scale": 1 / 3}
+    worst = pep.solve(pep._aeg_lyapunov("corrected", "first", h1_convex=False)(p))
+    assert worst.certified, worst.as_dict()
+    m, z = np.eye(1), np.zeros(1)
+    sp = Split(A_f=m * p["mu"] / 2, b_f=z, A_g=m * p["mu"] / 2, b_g=z, A_f1=m * (p["mu"] / 2 + p["delta_f"]),
+               b_f1=z, A_g1=m * (p["mu"] / 2 + p["delta_g"]), b_g1=z)
+    assert (sp.mu, sp.delta_f, sp.delta_g) == pytest.approx((p["mu"], p["delta_f"], p["delta_g"]), rel=1e-12)
+    alg = algorithms.make("aeg")
+    if eta_factor != 1.0:
+        base = type(alg)
+
+        @dataclasses.dataclass(frozen=True, kw_only=True)
+        class WrongEta(base):  # type: ignore[valid-type, misc]
+            def tuning(self, s):  # noqa: ANN001, ANN202
+                return {**super().tuning(s), "eta": eta_factor * super().tuning(s)["eta"]}
+
+        alg = WrongEta()
+    x0 = np.ones((1, 1))
+    new = alg.step({"x": x0, "xbar": x0.copy(), **counters(1)}, sp, coins_for_seeds([0], 1))
+
+    def phic(x: np.ndarray, xb: np.ndarray) -> float:
+        return float(p["mu"] * np.sum(x**2) + 0.5 * p["mu"] * np.sum(xb**2))
+
+    ratio = phic(new["x"], new["xbar"]) / phic(x0, x0)
+    tol = worst.accuracy + 1e-7
+    if eta_factor == 1.0:
+        assert ratio == pytest.approx(worst.dual, abs=tol), (ratio, worst.dual)
+    else:
+        assert abs(ratio - worst.dual) > 100 * tol, (ratio, worst.dual)
