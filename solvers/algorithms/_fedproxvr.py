@@ -73,8 +73,7 @@ def client_streams(ctx: RoundContext) -> Any:
 
     The round context exposes only minibatch gradients at one point; the SVRG/SARAH estimators need the same sample
     at two points, so they draw their indices from the same per-client streams the oracle uses."""
-    oracle = ctx._oracle
-    return oracle.client_rngs, oracle.exact
+    return ctx.client_rngs, ctx.exact
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -181,8 +180,7 @@ class FedProxVRBase(Algorithm):
     def _account(self, ctx: RoundContext, m: int) -> None:
         """Trace counters: τ local iterations; one full gradient plus (2 or 1) minibatch gradients per step."""
         per_step = 1 if self.estimator == "sgd" else 2
-        ctx._oracle.steps += self.tau
-        ctx._oracle.evaluations += m * (1 + per_step * (self.tau - 1))
+        ctx.count(self.tau, m * (1 + per_step * (self.tau - 1)))
 
     def output(self, state: dict[str, np.ndarray]) -> np.ndarray:
         return state["x"]

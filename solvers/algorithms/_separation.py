@@ -72,7 +72,7 @@ def coins_from_context(state: dict, ctx: Any) -> Coins:
     """The replica streams of a run under the generic runner (first client's stream of each replica)."""
     coins = state.get("_coins")
     if coins is None:
-        coins = Coins([gens[0] for gens in ctx._oracle.client_rngs])
+        coins = Coins([gens[0] for gens in ctx.client_rngs])
     return coins
 
 

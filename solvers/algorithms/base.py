@@ -203,6 +203,22 @@ class RoundContext:
         """Gradients of the participants (or ``clients`` (R, m)) at W (R, m, *shape) -> (R, m, *shape)."""
         return self._oracle(W, None if clients is None else clients)
 
+    @property
+    def client_rngs(self) -> Sequence[Sequence[np.random.Generator]]:
+        """The per-client random streams, ``client_rngs[r][k]`` for client k of replica r (for algorithms whose own
+        randomness, such as coins, inner indices or privacy noise, is drawn from the clients' streams)."""
+        return self._oracle.client_rngs
+
+    @property
+    def exact(self) -> bool:
+        """Whether :meth:`gradients` returns exact (full) gradients."""
+        return bool(self._oracle.exact)
+
+    def count(self, steps: int, evaluations: int) -> None:
+        """Add oracle work an algorithm did by itself (its own gradient evaluations) to the run's counters."""
+        self._oracle.steps += steps
+        self._oracle.evaluations += evaluations
+
     def local_rows(self, steps: int) -> np.ndarray | None:
         """Minibatch rows (steps, R, m, B) of the participants' next ``steps`` local steps, drawn from their streams
         as ``steps`` calls of :meth:`gradients` would draw them, for a round fused into one kernel; None when the
