@@ -404,7 +404,7 @@ class ExactNoClip(Claim):
     rounds: int = 40
     offset: float = 3.0
     #: runs per claim seed (see :func:`inner_seeds`)
-    inner: int = 4
+    inner: int = 8
 
     def points(self, profile: str) -> list[dict]:
         return [
@@ -1661,7 +1661,7 @@ CLAIMS: tuple[Claim, ...] = (
             {"eta": 0.1, "beta": 0.1, "E": 4, "sigma": 0.1, "windows": ((0, 0.25), (0.25, 0.5), (0, 1))},
             {"eta": 0.1, "beta": 0.04, "E": 4, "sigma": 0.2, "windows": ((0, 0.25), (0.25, 0.5), (0.5, 1), (0, 1))},
         ),
-        n_seeds={"quick": 12, "standard": 16, "full": 50},
+        n_seeds={"quick": 16, "standard": 24, "full": 50},
     ),
     ExactDrift(
         id="das.eq46/exact-drift-clip",
@@ -1684,7 +1684,7 @@ CLAIMS: tuple[Claim, ...] = (
         configs=_DRIFT_CONFIGS,
         kind="clip",
         inner=4,
-        n_seeds={"quick": 12, "standard": 16, "full": 40},
+        n_seeds={"quick": 16, "standard": 24, "full": 40},
     ),
     ExactDrift(
         id="das.eq46/exact-drift-norm",
@@ -1702,7 +1702,7 @@ CLAIMS: tuple[Claim, ...] = (
         configs=_DRIFT_CONFIGS,
         kind="norm",
         inner=4,
-        n_seeds={"quick": 12, "standard": 16, "full": 40},
+        n_seeds={"quick": 16, "standard": 24, "full": 40},
     ),
 )
 
@@ -2081,7 +2081,7 @@ CLAIMS = CLAIMS + (
         configs=_DRIFT_BOUND_CONFIGS,
         kind="clip",
         inner=4,
-        n_seeds={"quick": 12, "standard": 16, "full": 40},
+        n_seeds={"quick": 16, "standard": 24, "full": 40},
     ),
     TheoremThree(
         id="das.thm3/explicit",
