@@ -1483,7 +1483,7 @@ CLAIMS: tuple[Claim, ...] = (
         problem="quadratic",
         regime=(
             "The Figure 1 setting on the paper's instance (das-quadratic, q = 1 noise, eta = 0.01, E = 20) at "
-            "initialisation I1, C in {40, 50, 100}; K = 100 rounds (quick) or 500 (standard), 2 seeds; the noise "
+            "initialisation I1, C in {40, 50, 100}; K = 60 rounds (quick) or 500 (standard), 2 seeds; the noise "
             "check uses the exact sd sqrt(2/(dK)) of a per-seed round mean. "
             "Signal g_k "
             "recomputed from w_k by the closed form of the local phase, noise z_k = (w_k - w_{k+1})/beta - g_k; "
@@ -1496,7 +1496,7 @@ CLAIMS: tuple[Claim, ...] = (
         x="round",
         panels=((40.0, "I1"), (50.0, "I1"), (100.0, "I1")),
         instances={"quick": dict(FIG_PAPER), "standard": dict(FIG_PAPER), "full": dict(FIG_PAPER)},
-        rounds={"quick": 100, "standard": 500, "full": 500},
+        rounds={"quick": 60, "standard": 500, "full": 500},
         noise={"quick": 1.0, "standard": 1.0, "full": 1.0},
         n_seeds={"quick": 2, "standard": 2, "full": 10},
     ),
