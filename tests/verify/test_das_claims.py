@@ -253,3 +253,14 @@ def test_figure2_noise_identity_and_ordering() -> None:
     assert v["verdict"] == "pass", v["message"]
     gains = v["snr_gain"]
     assert gains["C=100 I1"] > gains["C=50 I1"] > gains["C=40 I1"] >= 1.0
+
+
+def test_figure2_renders_one_panel_per_C() -> None:
+    from fedrates.reports.paper_figures import PAPER_FIGURES
+
+    claim = dataclasses.replace(CLAIMS["das.fig2/snr"], rounds={"quick": 5, "standard": 5, "full": 5},
+                                panels=((40.0, "I1"), (100.0, "I1")))
+    result = run_claims([claim], "quick", None, base_seed=0)
+    fig = PAPER_FIGURES["das.fig2/snr"](result.records[claim.id], {})
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(visible) == 2 and all(len(ax.get_lines()) >= 2 for ax in visible)
