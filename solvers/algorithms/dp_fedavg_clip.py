@@ -204,9 +204,8 @@ class DPFedAvgClip(Algorithm):
         take = np.array([g.random() < 1.0 / (k + 1) for g in state["server_rngs"]])
         pick = np.where(take[:, None], x, state["pick"])
         return {"x": x_new, "pick": pick, "k": k + 1, "noise_rngs": state["noise_rngs"],
-                "server_rngs": state["server_rngs"], "noise_buf": state.get("noise_buf"), "u": U, "u_norm": norms, "g_mean": g_mean,
-                "z_mean": z_mean,
-                "sampled": mask}
+                "server_rngs": state["server_rngs"], "noise_buf": state.get("noise_buf"), "u": U, "u_norm": norms,
+                "g_mean": g_mean, "z_mean": z_mean, "sampled": mask}
 
     def output(self, state: dict[str, Any]) -> np.ndarray:
         return state["pick"] if self.output_point == "random" else state["x"]
