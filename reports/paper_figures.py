@@ -3,6 +3,8 @@
 * ``das.fig1/reproduction`` — Figure 1 of Das, Hashemi, Sanghavi, Dhillon: one panel per (C, initialisation),
   f(w_k) − f★ against the round k for clipping and normalisation (seed means, faint lines: seeds), with the note on
   the clip threshold 4E√(L·maxΔ★) that Theorems 2/4 need.
+* ``das.fig2/snr`` — Figure 2 of Das et al.: SNR_k = ‖(1/r)Σ g_k‖/‖(1/r)Σ ζ_k‖ against the round for clipping and
+  normalisation, one panel per C (seed means, faint lines: seeds).
 * ``bylinkin.thm4/separation-dg`` — the complexity-separation picture of Bylinkin et al., which the paper argues for
   and never draws: rounds to reach ε with M_f against δ_g (C-AccExtragradient, VRCS, AccVRCS flat; the AEG baseline
   exponent ½ in (δ_f + δ_g)/μ) and against δ_f/μ (exponents ½, 1, ½), rounds with M_g against δ_g (C-AccExtragradient's
@@ -24,7 +26,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-__all__ = ["PAPER_FIGURES", "das_figure1", "bylinkin_separation"]
+__all__ = ["PAPER_FIGURES", "das_figure1", "das_figure2", "bylinkin_separation"]
 
 
 def das_figure1(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
@@ -58,6 +60,32 @@ def das_figure1(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
     note = str(verdict.get("clip_threshold_note", ""))
     if note:
         fig.suptitle(note.replace("$", r"\$"), fontsize=7, wrap=True)
+    return fig
+
+
+def das_figure2(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
+    """Figure 2 of Das et al. from the records of ``das.fig2/snr`` (module docstring)."""
+    if "claim" in records.columns and "das.fig2/snr" in set(records["claim"]):
+        records = records[records["claim"] == "das.fig2/snr"]
+    sub = records[records["metric"] == "snr"]
+    panels = sorted({int(p) // 2 for p in sub["point"].unique()})
+    fig = Figure(figsize=(3.2 * max(1, len(panels)), 3.0), layout="constrained")
+    axes = fig.subplots(1, max(1, len(panels)), squeeze=False).reshape(-1)
+    for ax, j in zip(axes, panels, strict=False):
+        for a, (name, color) in enumerate((("clip", "tab:red"), ("norm", "tab:blue"))):
+            part = sub[sub["point"] == 2 * j + a]
+            table = part.pivot_table(index="round", columns="seed", values="value", aggfunc="last").sort_index()
+            k = table.index.to_numpy(dtype=float)
+            for col in table.columns:
+                ax.plot(k, table[col].to_numpy(dtype=float), color=color, alpha=0.15, linewidth=0.6)
+            ax.plot(k, table.mean(axis=1).to_numpy(dtype=float), color=color, linewidth=1.5, label=name)
+        params = json.loads(sub[sub["point"] == 2 * j]["params"].iloc[0])
+        ax.set_title(f"C = {params['C_paper']:g}, {params['init']}", fontsize=9)
+        ax.set_xlabel("round k")
+        ax.set_ylabel("SNR")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("Figure 2 (Das et al.): SNR of the aggregated update, identical noise", fontsize=8)
     return fig
 
 
@@ -183,5 +211,6 @@ def bylinkin_separation(records: pd.DataFrame, verdict: Mapping[str, Any] | None
 #: claim id → figure drawn in addition to the generic claim figure
 PAPER_FIGURES: dict[str, Callable[[pd.DataFrame, Mapping[str, Any]], Figure]] = {
     "das.fig1/reproduction": das_figure1,
+    "das.fig2/snr": das_figure2,
     "bylinkin.thm4/separation-dg": bylinkin_separation,
 }

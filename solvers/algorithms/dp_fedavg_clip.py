@@ -60,9 +60,36 @@ def clip_rows(U: np.ndarray, C: float, norms: np.ndarray | None = None) -> np.nd
     return U * factor[..., None]
 
 
+class NoiseBuffer:
+    """Standard normal draws of every (replica, client) noise stream, :data:`NOISE_BLOCK` rounds at a time.
+
+    One call per stream and block instead of one per round; a Generator's draws of shape (B, d) are its next B
+    draws of shape (d,) in order, so round k receives exactly the vector it would receive drawn round by round."""
+
+    def __init__(self, streams: list, d: int, block: int) -> None:
+        self.streams, self.d, self.block = streams, d, block
+        self.buf = np.empty((len(streams), len(streams[0]) if streams else 0, block, d))
+        self.pos = block
+
+    def next(self) -> np.ndarray:
+        """The next round's draws (R, n, d)."""
+        if self.pos == self.block:
+            for r, row in enumerate(self.streams):
+                for i, g in enumerate(row):
+                    g.standard_normal(out=self.buf[r, i])
+            self.pos = 0
+        out = self.buf[:, :, self.pos].copy()
+        self.pos += 1
+        return out
+
+
+#: rounds of noise drawn per stream call (see :class:`NoiseBuffer`)
+NOISE_BLOCK = 32
+
+
 def _run_entropy(ctx: RoundContext, replica: int) -> int:
     """The run seed of a replica, read back from its client streams (SeedSequence(seed).spawn(K + 1))."""
-    rngs = ctx._oracle.client_rngs[replica]  # the runner's per-replica client streams (see solvers.oracles)
+    rngs = ctx.client_rngs[replica]  # the per-replica client streams (see solvers.oracles)
     return int(rngs[0].bit_generator.seed_seq.entropy)
 
 
@@ -122,10 +149,14 @@ class DPFedAvgClip(Algorithm):
     def draw_noise(self, state: dict[str, Any], shape: tuple[int, ...]) -> np.ndarray:
         """ζ^(i) ~ N(0, r σ² I) per client, each from its own noise stream: (R, n, d)."""
         R, n, d = shape
-        Z = np.empty(shape)
-        for r in range(R):
-            for i, g in enumerate(state["noise_rngs"][r]):
-                g.standard_normal(out=Z[r, i])
+        buffer = state.get("noise_buf")
+        if buffer is None or buffer.streams is not state["noise_rngs"] or buffer.buf.shape[:2] != (R, n):
+            Z = np.empty(shape)  # no buffer of this run's streams (e.g. a state built elsewhere): round by round
+            for r in range(R):
+                for i, g in enumerate(state["noise_rngs"][r]):
+                    g.standard_normal(out=Z[r, i])
+        else:
+            Z = buffer.next()
         return Z * (np.sqrt(self.rate * n) * self.sigma)
 
     def aggregate(self, G: np.ndarray, Z: np.ndarray, mask: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
@@ -141,7 +172,7 @@ class DPFedAvgClip(Algorithm):
     def init(self, problem: Any, w0: np.ndarray) -> dict[str, Any]:
         x = np.array(w0, dtype=float)
         R, n = x.shape[0], problem.clients
-        return {"x": x, "pick": x.copy(), "k": 0, "noise_rngs": None, "server_rngs": None,
+        return {"x": x, "pick": x.copy(), "k": 0, "noise_rngs": None, "server_rngs": None, "noise_buf": None,
                 "u": np.zeros((R, n) + x.shape[1:]), "u_norm": np.zeros((R, n)), "g_mean": np.zeros_like(x),
                 "z_mean": np.zeros_like(x), "sampled": np.zeros((R, n))}
 
@@ -157,6 +188,7 @@ class DPFedAvgClip(Algorithm):
         if state["noise_rngs"] is None:
             state = {**state}
             state["noise_rngs"], state["server_rngs"] = noise_streams(ctx, R, n, self.noise_seed)
+            state["noise_buf"] = NoiseBuffer(state["noise_rngs"], x.shape[-1], NOISE_BLOCK)
         U = self.client_updates(x, problem, ctx)
         norms = np.linalg.norm(U, axis=-1)
         G = self.transform(U, norms, ctx)
@@ -172,8 +204,8 @@ class DPFedAvgClip(Algorithm):
         take = np.array([g.random() < 1.0 / (k + 1) for g in state["server_rngs"]])
         pick = np.where(take[:, None], x, state["pick"])
         return {"x": x_new, "pick": pick, "k": k + 1, "noise_rngs": state["noise_rngs"],
-                "server_rngs": state["server_rngs"], "u": U, "u_norm": norms, "g_mean": g_mean, "z_mean": z_mean,
-                "sampled": mask}
+                "server_rngs": state["server_rngs"], "noise_buf": state.get("noise_buf"), "u": U, "u_norm": norms,
+                "g_mean": g_mean, "z_mean": z_mean, "sampled": mask}
 
     def output(self, state: dict[str, Any]) -> np.ndarray:
         return state["pick"] if self.output_point == "random" else state["x"]

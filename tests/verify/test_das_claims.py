@@ -180,3 +180,87 @@ def test_figure1_renders_one_panel_per_setting() -> None:
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert len(visible) == 2
     assert all(len(ax.get_lines()) >= 2 for ax in visible)
+
+
+# ---- Proposition 1, eqs. (8)/(11), the eq. (46) bound, Theorem 3 (explicit), Figure 2 ----------------------------
+#: each added claim and a broken variant that must fail it (the correct code passes for base seeds 0..4 in
+#: test_correct_algorithms_pass)
+DESIGNATED = {
+    "das.prop1/no-clipping": ("clip/update-not-divided-by-step", "clip/local-steps-extra"),
+    "das.eq8/lipschitz-bound": ("clip/local-steps-extra",),
+    "das.eq11/bound": ("clip/local-steps-extra",),
+    "das.eq46/bound-clip": ("clip/noise-not-divided",),
+    "das.thm3/explicit": ("clip/noise-not-divided",),
+    "das.fig2/snr": ("norm/noise-not-divided",),
+}
+
+
+def test_added_claims_are_cheap_and_named_by_their_variants() -> None:
+    ids = list(CLAIMS)
+    for cid, variants in DESIGNATED.items():
+        assert cid in CHEAP, cid
+        for vid in variants:
+            variant = next(v for v in das.VARIANTS if v.id == f"dp_{vid}")
+            assert cid in variant.claim_ids(ids), (cid, vid)
+
+
+@pytest.mark.parametrize("base_seed", [0, 1])
+@pytest.mark.parametrize("claim_id, variant", [(c, v) for c, vs in DESIGNATED.items() for v in vs])
+def test_added_claims_fail_their_broken_variants(claim_id: str, variant: str, base_seed: int) -> None:
+    if claim_id == "das.fig2/snr" and base_seed:
+        pytest.skip("paper-size runs: one base seed keeps the suite fast (the failure is by a factor ~1e4)")
+    v = _judge(CLAIMS[claim_id].with_algorithm(das.broken(variant)), base_seed)
+    assert v["verdict"] == "fail", (claim_id, variant, v["measured"], v["message"])
+
+
+def test_added_bound_claims_report_their_tightness() -> None:
+    for cid in ("das.eq8/lipschitz-bound", "das.eq11/bound", "das.eq46/bound-clip", "das.thm3/explicit",
+                "das.prop1/no-clipping"):
+        v = _verdict(cid, 0)
+        ratio = v["bound_ratio"]
+        assert ratio is not None and 1e-3 < ratio <= 1 + 1e-9, (cid, ratio)
+    # Proposition 1 is attained at E = 1 (u = grad f_i): the measured maximum ratio is 1 to rounding
+    assert abs(_verdict("das.prop1/no-clipping", 0)["bound_ratio"] - 1) < 1e-9
+
+
+def test_prop1_threshold_and_equality_case_are_computed_independently() -> None:
+    # at E = 1, u_i = grad f_i(w): the largest client update norm is G_k exactly and C-hat(E = 1) = G
+    inst = das.instance(das.HETERO)
+    assert das.prop1_chat(2.0, 1, 0.1, das.lambda_plus(inst), inst.L) == 2.0
+    P = das.update_matrices(inst, 0.05, 1)
+    W = das._start(inst, 3.0)[None]
+    assert np.allclose(das.updates(inst, P, W), inst.client_grads(W), rtol=1e-12, atol=0)
+    # lambda of Assumption 1(i): the smallest eigenvalue of the full-rank client Hessians (spectra in [0.2, 1])
+    assert das.lambda_plus(inst) == pytest.approx(0.2, rel=1e-9)
+
+
+def test_no_clip_bound_with_a_violated_condition_is_not_a_pass() -> None:
+    # eq. (8) needs E <= alpha/(2 rho): E = 12 with K = 2 gives a large rho
+    claim = dataclasses.replace(CLAIMS["das.eq8/lipschitz-bound"], configs=({"E": 12, "K": 2, "alpha": 1.0},))
+    v = _judge(claim)
+    assert v["verdict"] == "conditions-not-met"
+    assert any(c["holds"] is False for c in v["conditions"])
+
+
+def test_eq46_bound_exercises_both_branches() -> None:
+    v = _verdict("das.eq46/bound-clip", 0)
+    fractions = [float(x) for x in v["message"].split("fraction of updates above C: ")[1].split(";")[0].split(", ")]
+    assert all(0 < f < 1 for f in fractions), fractions
+
+
+def test_figure2_noise_identity_and_ordering() -> None:
+    v = _verdict("das.fig2/snr", 0)
+    assert v["verdict"] == "pass", v["message"]
+    gains = v["snr_gain"]
+    assert gains["C=100 I1"] > gains["C=50 I1"] > gains["C=40 I1"] >= 1.0
+
+
+def test_figure2_renders_one_panel_per_C() -> None:
+    from fedrates.reports.paper_figures import PAPER_FIGURES
+
+    claim = dataclasses.replace(CLAIMS["das.fig2/snr"], rounds={"quick": 5, "standard": 5, "full": 5},
+                                panels=((40.0, "I1"), (100.0, "I1")))
+    result = run_claims([claim], "quick", None, base_seed=0)
+    fig = PAPER_FIGURES["das.fig2/snr"](result.records[claim.id], {})
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(visible) == 2 and all(len(ax.get_lines()) >= 2 for ax in visible)

@@ -239,10 +239,12 @@ def _answer(args: argparse.Namespace) -> int:
         doc["flat"] = [list(f) for f in sol.flat]
         if not sol.roots and not sol.flat:
             where = f"{args.solve} in [{sol.lo:g}, {sol.hi:g}]"
+            why = "".join(f"; condition {text} fails at the given values" for text in failed)
             if sol.undefined > 0:
                 raise InputError(f"inconclusive: no positive root of {theorem.id} rhs = {target:g} found for "
-                                 f"{where}, and the rhs is undefined on {100 * sol.undefined:.0f}% of that range")
-            raise InputError(f"no positive root of {theorem.id} rhs = {target:g} found for {where}")
+                                 f"{where}, and the rhs is undefined on {100 * sol.undefined:.0f}% of that range"
+                                 + why)
+            raise InputError(f"no positive root of {theorem.id} rhs = {target:g} found for {where}" + why)
         doc["roots"] = [{"value": r, "conditions_fail": theorem.failed_conditions({**values, args.solve: r})}
                         for r in sol.roots]
         doc["range"] = [sol.lo, sol.hi]
