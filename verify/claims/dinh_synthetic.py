@@ -27,12 +27,14 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim, records_from_trace
 from fedrates.verify.variants import BrokenVariant
+
+pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
 __all__ = ["CLAIMS", "VARIANTS", "PRESET", "instance"]
 
