@@ -27,6 +27,7 @@ CASES = [
     (["explore", "bao.thm2.1", "--set", *T21, "--solve", "Z", "--target", "1"], "unknown symbol of bao.thm2.1 'Z'"),
     (["explore", "bao.thm2.1", "--exponent", "Tz"], "unknown symbol of bao.thm2.1 'Tz'"),
     (["explore", "bao.thm2.1", "--dominant", "T"], "needs values for"),
+    (["explore", "bao.thm2.1", "--solve", "T", "--target", "1e-3"], "needs values for"),
 ]
 
 _RUNNER = r"""

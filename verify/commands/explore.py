@@ -177,8 +177,11 @@ def _index_precheck(args: argparse.Namespace, index: dict[str, Any]) -> None:
         if var not in rhs:
             raise InputError(f"--{opt} {shown(var)}: '{shown(var)}' appears only in the conditions of "
                              f"{args.theorem}, not in its rhs")
-    if args.target is not None or args.vrange:
-        return  # target and range are parsed before the missing-values check
+    for text in ([args.target] if args.target is not None else []) + list(args.vrange or ()):
+        try:
+            float(text)
+        except ValueError:
+            return  # arithmetic target or range: parsed (and checked) with sympy before the missing values
     for opt in ("solve", "dominant"):
         var = getattr(args, opt)
         if var is not None:
