@@ -9,9 +9,11 @@ so a test can check that a code path stays free of it.
 from __future__ import annotations
 
 import importlib
+import sys
+import threading
 from typing import Any
 
-__all__ = ["lazy_import"]
+__all__ = ["lazy_import", "preload"]
 
 
 class _LazyModule:
@@ -32,3 +34,23 @@ class _LazyModule:
 def lazy_import(name: str) -> Any:
     """A stand-in for ``import name`` that imports the module on first attribute access."""
     return _LazyModule(name)
+
+
+def preload(*names: str) -> None:
+    """Start importing ``names`` (those not imported yet) on a background thread and return at once.
+
+    For a code path that is about to need a heavy module after a long computation that releases the GIL (a BLAS
+    product): the import then overlaps the computation instead of following it.  The first real use waits for the
+    import to finish (the module's import lock); an import that fails here is retried, and its error raised, there.
+    """
+    missing = [name for name in names if name not in sys.modules]
+    if missing:
+        threading.Thread(target=_import_quietly, args=(missing,), name="fedrates-preload", daemon=True).start()
+
+
+def _import_quietly(names: list[str]) -> None:
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the first real use imports again and raises
+            return

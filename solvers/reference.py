@@ -65,7 +65,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fedrates._lazy import lazy_import
+from fedrates._lazy import lazy_import, preload
 from fedrates.solvers import _cache
 from fedrates.solvers._reference_fast import UNIT, Gram, inside_ball, matvec, solve_fast
 from fedrates.solvers.errors import InputError, VerificationError, unknown_name
@@ -388,6 +388,8 @@ def _solve_cvxpy(gram: Gram) -> np.ndarray:
 
 
 def _compute(problem: Problem, method: str, tol: float) -> tuple[np.ndarray, str]:
+    # the factorizations below need scipy (0.15–0.2 s to import): import it while Q̄ is formed (BLAS, GIL released)
+    preload("scipy.linalg", "scipy.sparse.linalg")
     gram = _gram(problem)
     check = _scaled_certifier(gram)
     if method in ("auto", "fast"):
