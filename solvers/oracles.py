@@ -20,7 +20,11 @@ The minibatch gradient is g = (1/B) Σ_{i∈batch} x_i(x_iᵀw_k − y_i) for sa
 ``Generator.random`` and ``Generator.standard_normal`` fill arrays sequentially, so drawing several steps in one
 call gives exactly the numbers of step-by-step calls: :class:`GradientOracle` draws a whole round's units per
 client in one call (bounded by a memory budget) and the results are identical to step-by-step drawing, whatever
-the number of replicas processed together.
+the number of replicas processed together.  With ``prefetch=True`` (``empirical`` sampling) it also draws *across
+rounds*: several rounds' units per client in one call, served round by round, in the order of the client's own
+consumption (a client not participating in a round consumes nothing), so the results are again identical.  This
+is exact only when nothing else draws from the client streams meanwhile: the runner turns it on only for
+algorithms that declare they never read ``RoundContext.client_rngs``.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ __all__ = ["Streams", "make_streams", "minibatch_gradients", "exact_gradients", 
 _PREFETCH_BUDGET = 1 << 23
 #: bytes of minibatch rows gathered at once (fits in a typical L2 cache)
 _CHUNK_BYTES = 1 << 20
+#: largest number of minibatch row indices held ahead across rounds (8 MB, and as much for the uniforms drawn)
+_AHEAD_BUDGET = 1 << 20
 
 
 @dataclass
@@ -203,6 +209,118 @@ def minibatch_gradients(
     return problem.unflat(_sample_gradients(problem, problem.flat(W), clients, draws, batch))
 
 
+class _Ahead:
+    """Minibatch rows of the clients' future local steps, drawn ahead across rounds (``empirical`` sampling).
+
+    Pair (r, k) (replica r, client k) owns the units ``pos[r, k]:end[r, k]`` of the store, drawn from its stream
+    and not consumed yet; a request for ``steps`` units of some pairs serves each pair's next units and refills,
+    in one ``Generator.random`` call per pair, the pairs that hold fewer than ``steps`` (the units they still hold
+    come first).  A pair's units are thus consumed in the order its stream produced them, whatever the pairs
+    requested together: the rows are those of drawing step by step.
+
+    While every request is for all pairs (full participation) the pairs move in lockstep and the store is a
+    steps-leading block (S, R, K, B) served as views (each refill builds a new block, so a view stays valid);
+    the first request for some pairs only turns it into a pair-leading store (R, K, S, B) with per-pair
+    positions.  At most :data:`_AHEAD_BUDGET` indices are held."""
+
+    def __init__(self, problem: Problem, client_rngs: Sequence[Sequence[np.random.Generator]], batch: int,
+                 replace: bool) -> None:
+        self.problem, self.gens, self.batch, self.replace = problem, client_rngs, batch, replace
+        self.R, self.K, self.n = len(client_rngs), problem.clients, problem.datafit.samples
+        self.cap = max(1, _AHEAD_BUDGET // (self.R * self.K * batch))
+        self.block = np.empty((0, self.R, self.K, batch), dtype=np.intp)  # lockstep store
+        self.pos0 = self.end0 = 0
+        self.store: np.ndarray | None = None  # pair-leading store (after the first partial request)
+        self.pos = self.end = None
+        self.offsets = np.tile(np.arange(self.K, dtype=np.intp) * self.n, self.R)
+
+    def _rows(self, gens: list[np.random.Generator], counts: np.ndarray, ks: np.ndarray, out: np.ndarray) -> None:
+        """Draw counts[i] units from gens[i] (pair i, client ks[i]) and write their rows to out[:counts[i], i]."""
+        F, B = out.shape[0], self.batch
+        U = np.empty((len(gens), F, B)) if counts.min() == F else np.zeros((len(gens), F, B))
+        for g, u, c in zip(gens, U, counts.tolist(), strict=True):
+            g.random(out=u[:c])
+        offsets = ks.astype(np.intp) * self.n
+        if self.replace or _indices is not _PRISTINE_INDICES:
+            idx = _indices(U, self.n, B, self.replace)
+            out[...] = (offsets[:, None, None] + idx).transpose(1, 0, 2)
+        else:
+            kernels.floyd_rows(U, self.n, offsets, out)
+
+    def take(self, clients: np.ndarray, steps: int, want: int) -> np.ndarray:
+        """Rows (steps, R, m, B) of the next ``steps`` units of the pairs (r, clients[r, j]); a refilled pair draws
+        ``want`` units (at least ``steps``, at most the budget allows)."""
+        R, m = clients.shape
+        if self.store is None:
+            if m == self.K and (m == 1 or bool(np.all(clients == np.arange(m)))):
+                if self.pos0 + steps > self.end0:
+                    self._refill_block(steps, want)
+                out = self.block[self.pos0:self.pos0 + steps]
+                self.pos0 += steps
+                return out
+            self._unlock(steps)
+        if m > 1 and bool(np.any(np.diff(np.sort(clients, axis=1), axis=1) == 0)):
+            # a client twice in a replica's request: its units go to its occurrences in order, one column at a time
+            return np.concatenate([self.take(clients[:, j:j + 1], steps, want) for j in range(m)], axis=2)
+        r = np.arange(R)[:, None]
+        pos = self.pos[r, clients]
+        short = pos + steps > self.end[r, clients]
+        if short.any():
+            rs, js = np.nonzero(short)
+            self._refill_pairs(rs, clients[rs, js], steps, want)
+            pos = self.pos[r, clients]
+        if steps > self.store.shape[2]:
+            raise AssertionError("prefetch store smaller than a request")  # _refill_pairs grows it
+        out = self.store[r[None], clients[None], pos[None] + np.arange(steps)[:, None, None]]
+        self.pos[r, clients] += steps
+        return out
+
+    def _refill_block(self, steps: int, want: int) -> None:
+        rem = self.end0 - self.pos0
+        total = max(steps, min(want, self.cap))
+        block = np.empty((total,) + self.block.shape[1:], dtype=np.intp)
+        block[:rem] = self.block[self.pos0:self.end0]
+        gens = [g for row in self.gens for g in row]
+        P = len(gens)
+        counts = np.full(P, total - rem)
+        self._rows(gens, counts, np.tile(np.arange(self.K), self.R), block[rem:].reshape(total - rem, P, self.batch))
+        self.block, self.pos0, self.end0 = block, 0, total
+
+    def _unlock(self, steps: int) -> None:
+        """Lockstep block -> pair-leading store with per-pair positions (the units not consumed kept)."""
+        rem = self.end0 - self.pos0
+        size = max(self.cap, steps, rem)
+        self.store = np.empty((self.R, self.K, size, self.batch), dtype=np.intp)
+        self.store[:, :, :rem] = self.block[self.pos0:self.end0].transpose(1, 2, 0, 3)
+        self.pos = np.zeros((self.R, self.K), dtype=np.intp)
+        self.end = np.full((self.R, self.K), rem, dtype=np.intp)
+        self.block = self.block[:0]
+
+    def _refill_pairs(self, rs: np.ndarray, ks: np.ndarray, steps: int, want: int) -> None:
+        if steps > self.store.shape[2]:  # a request larger than the store: grow it
+            grown = np.empty(self.store.shape[:2] + (steps, self.batch), dtype=np.intp)
+            grown[:, :, :self.store.shape[2]] = self.store
+            self.store = grown
+        size = self.store.shape[2]
+        pos, end = self.pos[rs, ks], self.end[rs, ks]
+        rem = end - pos
+        total = max(steps, min(want, size))
+        for i in np.nonzero(rem)[0].tolist():  # units still held move to the front
+            r, k = rs[i], ks[i]
+            self.store[r, k, :rem[i]] = self.store[r, k, pos[i]:end[i]].copy()
+        counts = total - rem
+        F = int(counts.max())
+        fresh = np.empty((F, len(rs), self.batch), dtype=np.intp)
+        self._rows([self.gens[r][k] for r, k in zip(rs.tolist(), ks.tolist(), strict=True)], counts, ks, fresh)
+        if not rem.any():
+            self.store[rs, ks, :F] = fresh.transpose(1, 0, 2)
+        else:
+            for i in range(len(rs)):
+                self.store[rs[i], ks[i], rem[i]:total] = fresh[:counts[i], i]
+        self.pos[rs, ks] = 0
+        self.end[rs, ks] = total
+
+
 class GradientOracle:
     """Per-run gradient oracle: exact or minibatch gradients of participating clients, with evaluation counts.
 
@@ -213,10 +331,15 @@ class GradientOracle:
 
     Counters: ``steps`` (oracle calls = local steps), ``evaluations`` (client gradient evaluations, one per
     client per call, a minibatch counting as one).
+
+    ``prefetch=True`` (effective for ``empirical`` minibatches; see the module docstring) draws several rounds'
+    units per client at once, ``begin_round(..., ahead=n)`` announcing that n rounds (this one included) remain:
+    bit-identical results, provided nothing else draws from ``client_rngs`` during the run (:attr:`prefetching`
+    says whether it is on; the runner's round context then refuses to hand out the streams).
     """
 
     def __init__(self, problem: Problem, client_rngs: Sequence[Sequence[np.random.Generator]], batch: int,
-                 exact: bool = False, replace: bool = False) -> None:
+                 exact: bool = False, replace: bool = False, prefetch: bool = False) -> None:
         self.problem = problem
         self.client_rngs = client_rngs
         self.batch = int(batch)
@@ -237,18 +360,38 @@ class GradientOracle:
         self._gens_of: tuple[np.ndarray, list[np.random.Generator]] | None = None
         self._replay: np.ndarray | None = None
         self._replay_pos = 0
+        self._ahead = None
+        self._rounds_ahead = 1
+        gens = [g for row in client_rngs for g in row]
+        if (prefetch and self.unit is not None and problem.sampling == "empirical"
+                and all(len(row) == problem.clients for row in client_rngs)
+                and len({id(g) for g in gens}) == len(gens)):  # a generator shared by two pairs: no prefetch
+            self._ahead = _Ahead(problem, client_rngs, self.batch, self.replace)
 
-    def begin_round(self, clients: np.ndarray, steps: int = 1) -> None:
+    @property
+    def prefetching(self) -> bool:
+        """Whether draws are made ahead across rounds (then nothing else may draw from ``client_rngs``)."""
+        return self._ahead is not None
+
+    def begin_round(self, clients: np.ndarray, steps: int = 1, ahead: int = 1) -> None:
+        """Announce the round's participants (R, m), its expected local steps and the rounds left (this one
+        included; used only to size the draws made ahead)."""
         self._clients = clients
         self._replay = None
         self._buffer = None
         self._pos = 0
         self._hint = max(1, int(steps))
+        self._rounds_ahead = max(1, int(ahead))
 
     def _refill(self, clients: np.ndarray, steps: int) -> np.ndarray:
         R, m = clients.shape
         per_step = R * m * int(np.prod(self.unit))
         steps = max(1, min(steps, _PREFETCH_BUDGET // max(per_step, 1)))
+        if self._ahead is not None:
+            # units a client is expected to consume in the rounds left (m of K clients take part in a round)
+            K = self.problem.clients
+            want = self._hint * -(-self._rounds_ahead * m // K)
+            return self._ahead.take(clients, steps, want)
         if self._gens_of is not None and self._gens_of[0] is clients:
             gens = self._gens_of[1]
         else:
@@ -337,3 +480,5 @@ class GradientOracle:
 
 #: the gradient functions as defined here (see :meth:`GradientOracle.fusable`)
 _PRISTINE = (_sample_gradients, _empirical_gradients)
+#: the index function as defined here (a replaced one is honoured by the draws made ahead)
+_PRISTINE_INDICES = _indices

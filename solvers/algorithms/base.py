@@ -111,6 +111,10 @@ class Algorithm:
     name: ClassVar[str] = "algorithm"
     #: one-line description (shown by ``fedrates list algorithms``)
     summary: ClassVar[str] = ""
+    #: whether ``round`` may read ``ctx.client_rngs`` (draw its own randomness from the clients' streams).  False
+    #: lets the runner draw minibatches several rounds ahead (bit-identical results); an algorithm declaring False
+    #: that reads ``ctx.client_rngs`` anyway gets a RuntimeError, never different draws.
+    uses_client_streams: ClassVar[bool] = True
 
     local_steps: int = hyper(1, "local steps per round E >= 1", low=1)
     batch: int = hyper(10, "minibatch size B >= 1", low=1)
@@ -206,7 +210,13 @@ class RoundContext:
     @property
     def client_rngs(self) -> Sequence[Sequence[np.random.Generator]]:
         """The per-client random streams, ``client_rngs[r][k]`` for client k of replica r (for algorithms whose own
-        randomness, such as coins, inner indices or privacy noise, is drawn from the clients' streams)."""
+        randomness, such as coins, inner indices or privacy noise, is drawn from the clients' streams).
+
+        Refused (RuntimeError) while the oracle draws minibatches ahead: the runner does that only for algorithms
+        whose ``uses_client_streams`` is False, and drawing here would shift their minibatches."""
+        if getattr(self._oracle, "prefetching", False):
+            raise RuntimeError("ctx.client_rngs read by an algorithm whose uses_client_streams is False (its "
+                               "minibatches are drawn ahead); declare uses_client_streams = True on its class")
         return self._oracle.client_rngs
 
     @property
@@ -359,7 +369,7 @@ def run_batch(
 
     streams = [make_streams(s, K) for s in seeds]
     oracle = GradientOracle(problem, [st.clients for st in streams], alg.batch, exact=(gradients == "exact"),
-                            replace=replace)
+                            replace=replace, prefetch=not alg.uses_client_streams)
     all_clients = np.broadcast_to(np.arange(K), (R, K))
     all_weights = np.broadcast_to(problem.weights, (R, K))
 
@@ -399,7 +409,7 @@ def run_batch(
             clients = np.stack([np.sort(st.server.choice(K, participating, replace=False)) for st in streams])
             pw = problem.weights[clients]
             weights = pw / pw.sum(axis=1, keepdims=True)
-        oracle.begin_round(clients, alg.local_steps)
+        oracle.begin_round(clients, alg.local_steps, ahead=rounds - r)
         alive = ~diverged
         if alive.any():
             steps0, evals0 = oracle.steps, oracle.evaluations
