@@ -375,37 +375,33 @@ def local_cfedda(X, y, G0, W0, centre, shift, rows, rep, alpha, scale_c, inv_ec,
 # minibatch rows of a block of steps drawn ahead
 # ---------------------------------------------------------------------------------------------------------------
 @njit(cache=True, nogil=True)
-def floyd_rows(U, n, offsets, out):  # pragma: no cover - compiled
-    """out[f, p] = offsets[p] + floyd(U[p, f]) for uniforms U (P, F, B) -> out (F, P, B) (steps leading).
+def floyd_rows(U, n, src, first, offsets, out):  # pragma: no cover - compiled
+    """out[f, q] = offsets[q] + floyd(U[src[q], first[q] + f]) for uniforms U (P, S, B) of S steps per pair, out
+    (F, Q, B) (steps leading).
 
     The indices are those of :func:`floyd` (same products and truncations); the membership test of an earlier pick
-    is a 64-bit mask when n ≤ 64 and a scan of the earlier picks otherwise."""
-    P, F, B = U.shape
-    for p in range(P):
-        off = offsets[p]
+    is a 64-bit mask when n ≤ 64 (branch-free) and a scan of the earlier picks otherwise."""
+    F, Q, B = out.shape
+    one = np.uint64(1)
+    for q in range(Q):
+        off = offsets[q]
         for f in range(F):
-            o = out[f, p]
+            o = out[f, q]
+            u = U[src[q], first[q] + f]
             if n <= 64:
                 mask = np.uint64(0)
                 for i in range(B):
                     j = n - B + i
-                    t = int(U[p, f, i] * (j + 1))
-                    if t > j:
-                        t = j
-                    bit = np.uint64(1) << np.uint64(t)
-                    if mask & bit:
-                        t = j
-                        bit = np.uint64(1) << np.uint64(t)
-                    mask |= bit
+                    t = min(int(u[i] * (j + 1)), j)
+                    t = j if (mask >> np.uint64(t)) & one else t
+                    mask |= one << np.uint64(t)
                     o[i] = off + t
             else:
                 for i in range(B):
                     j = n - B + i
-                    t = int(U[p, f, i] * (j + 1))
-                    if t > j:
-                        t = j
-                    for q in range(i):
-                        if o[q] == off + t:
+                    t = min(int(u[i] * (j + 1)), j)
+                    for r in range(i):
+                        if o[r] == off + t:
                             t = j
                             break
                     o[i] = off + t

@@ -167,17 +167,20 @@ def floyd(U: np.ndarray, n: int, *, backend: str | None = None) -> np.ndarray:
     return S.T
 
 
-def floyd_rows(U: np.ndarray, n: int, offsets: np.ndarray, out: np.ndarray | None = None, *,
+def floyd_rows(U: np.ndarray, n: int, src: np.ndarray, first: np.ndarray, steps: int, offsets: np.ndarray, *,
                backend: str | None = None) -> np.ndarray:
-    """Rows of a block of minibatches: U (P, F, B) uniforms of F steps per pair, offsets (P,) ->
-    out (F, P, B) with out[f, p] = offsets[p] + floyd(U[p, f], n) (:func:`floyd`; identical across backends)."""
-    P, F, B = U.shape
-    if out is None:
-        out = np.empty((F, P, B), dtype=np.intp)
+    """Rows of ``steps`` minibatches of Q pairs from uniforms U (P, S, B) stored S steps per pair: pair q reads
+    U[src[q], first[q]:first[q] + steps] -> (steps, Q, B) with out[f, q] = offsets[q] + floyd(U[src[q], first[q] +
+    f], n) (:func:`floyd`; identical across backends)."""
+    B = U.shape[2]
+    src = np.ascontiguousarray(src, dtype=np.intp)
+    first = np.ascontiguousarray(first, dtype=np.intp)
     offsets = np.ascontiguousarray(offsets, dtype=np.intp)
+    out = np.empty((int(steps), src.shape[0], B), dtype=np.intp)
     if _which(backend) == "numba":
-        _nb().floyd_rows(np.ascontiguousarray(U, dtype=float), int(n), offsets, out)
+        _nb().floyd_rows(np.ascontiguousarray(U, dtype=float), int(n), src, first, offsets, out)
         return out
-    idx = floyd(U.reshape(-1, B), n, backend="numpy").reshape(P, F, B) + offsets[:, None, None]
+    u = U[src[:, None], first[:, None] + np.arange(int(steps))]  # (Q, steps, B)
+    idx = floyd(u.reshape(-1, B), n, backend="numpy").reshape(u.shape) + offsets[:, None, None]
     out[...] = idx.transpose(1, 0, 2)
     return out

@@ -210,115 +210,71 @@ def minibatch_gradients(
 
 
 class _Ahead:
-    """Minibatch rows of the clients' future local steps, drawn ahead across rounds (``empirical`` sampling).
+    """Uniforms of the clients' future local steps, drawn ahead across rounds (``empirical`` sampling).
 
-    Pair (r, k) (replica r, client k) owns the units ``pos[r, k]:end[r, k]`` of the store, drawn from its stream
-    and not consumed yet; a request for ``steps`` units of some pairs serves each pair's next units and refills,
-    in one ``Generator.random`` call per pair, the pairs that hold fewer than ``steps`` (the units they still hold
-    come first).  A pair's units are thus consumed in the order its stream produced them, whatever the pairs
-    requested together: the rows are those of drawing step by step.
-
-    While every request is for all pairs (full participation) the pairs move in lockstep and the store is a
-    steps-leading block (S, R, K, B) served as views (each refill builds a new block, so a view stays valid);
-    the first request for some pairs only turns it into a pair-leading store (R, K, S, B) with per-pair
-    positions.  At most :data:`_AHEAD_BUDGET` indices are held."""
+    Pair i = r·K + k (replica r, client k) holds the units ``U[i, pos[i]:end[i]]``, drawn from its stream and not
+    consumed yet.  A request for ``steps`` units of some pairs serves each pair's next units, after refilling — one
+    ``Generator.random`` call per pair, the units still held moved to the front — the pairs that hold fewer than
+    ``steps``.  A pair's units are thus consumed in the order its stream produced them, whatever the pairs
+    requested together: the rows are those of drawing step by step.  Floyd's algorithm turns the served units into
+    rows at each request (:func:`fedrates.solvers.kernels.floyd_rows`), so the store is reused in place.  At most
+    :data:`_AHEAD_BUDGET` uniforms are held (more only if one request needs more)."""
 
     def __init__(self, problem: Problem, client_rngs: Sequence[Sequence[np.random.Generator]], batch: int,
                  replace: bool) -> None:
-        self.problem, self.gens, self.batch, self.replace = problem, client_rngs, batch, replace
+        self.gens = [g for row in client_rngs for g in row]
+        self.batch, self.replace = batch, replace
         self.R, self.K, self.n = len(client_rngs), problem.clients, problem.datafit.samples
-        self.cap = max(1, _AHEAD_BUDGET // (self.R * self.K * batch))
-        self.block = np.empty((0, self.R, self.K, batch), dtype=np.intp)  # lockstep store
-        self.pos0 = self.end0 = 0
-        self.store: np.ndarray | None = None  # pair-leading store (after the first partial request)
-        self.pos = self.end = None
-        self.offsets = np.tile(np.arange(self.K, dtype=np.intp) * self.n, self.R)
-
-    def _rows(self, gens: list[np.random.Generator], counts: np.ndarray, ks: np.ndarray, out: np.ndarray) -> None:
-        """Draw counts[i] units from gens[i] (pair i, client ks[i]) and write their rows to out[:counts[i], i]."""
-        F, B = out.shape[0], self.batch
-        U = np.empty((len(gens), F, B)) if counts.min() == F else np.zeros((len(gens), F, B))
-        for g, u, c in zip(gens, U, counts.tolist(), strict=True):
-            g.random(out=u[:c])
-        offsets = ks.astype(np.intp) * self.n
-        if self.replace or _indices is not _PRISTINE_INDICES:
-            idx = _indices(U, self.n, B, self.replace)
-            out[...] = (offsets[:, None, None] + idx).transpose(1, 0, 2)
-        else:
-            kernels.floyd_rows(U, self.n, offsets, out)
+        P = self.R * self.K
+        self.size = max(1, _AHEAD_BUDGET // (P * batch))
+        self.U = np.empty((P, 0, batch))
+        self.pos = np.zeros(P, dtype=np.intp)
+        self.end = np.zeros(P, dtype=np.intp)
+        self._all = np.arange(P, dtype=np.intp)
+        self._all_offsets = np.tile(np.arange(self.K, dtype=np.intp) * self.n, self.R)
+        self._full: np.ndarray | None = None
 
     def take(self, clients: np.ndarray, steps: int, want: int) -> np.ndarray:
-        """Rows (steps, R, m, B) of the next ``steps`` units of the pairs (r, clients[r, j]); a refilled pair draws
-        ``want`` units (at least ``steps``, at most the budget allows)."""
+        """Rows (steps, R, m, B) of the stacked sample matrix for the next ``steps`` units of the pairs
+        (r, clients[r, j]); a refilled pair draws ``want`` units (at least ``steps``, at most the budget allows)."""
         R, m = clients.shape
-        if self.store is None:
-            if m == self.K and (m == 1 or bool(np.all(clients == np.arange(m)))):
-                if self.pos0 + steps > self.end0:
-                    self._refill_block(steps, want)
-                out = self.block[self.pos0:self.pos0 + steps]
-                self.pos0 += steps
-                return out
-            self._unlock(steps)
-        if m > 1 and bool(np.any(np.diff(np.sort(clients, axis=1), axis=1) == 0)):
-            # a client twice in a replica's request: its units go to its occurrences in order, one column at a time
-            return np.concatenate([self.take(clients[:, j:j + 1], steps, want) for j in range(m)], axis=2)
-        r = np.arange(R)[:, None]
-        pos = self.pos[r, clients]
-        short = pos + steps > self.end[r, clients]
-        if short.any():
-            rs, js = np.nonzero(short)
-            self._refill_pairs(rs, clients[rs, js], steps, want)
-            pos = self.pos[r, clients]
-        if steps > self.store.shape[2]:
-            raise AssertionError("prefetch store smaller than a request")  # _refill_pairs grows it
-        out = self.store[r[None], clients[None], pos[None] + np.arange(steps)[:, None, None]]
-        self.pos[r, clients] += steps
-        return out
-
-    def _refill_block(self, steps: int, want: int) -> None:
-        rem = self.end0 - self.pos0
-        total = max(steps, min(want, self.cap))
-        block = np.empty((total,) + self.block.shape[1:], dtype=np.intp)
-        block[:rem] = self.block[self.pos0:self.end0]
-        gens = [g for row in self.gens for g in row]
-        P = len(gens)
-        counts = np.full(P, total - rem)
-        self._rows(gens, counts, np.tile(np.arange(self.K), self.R), block[rem:].reshape(total - rem, P, self.batch))
-        self.block, self.pos0, self.end0 = block, 0, total
-
-    def _unlock(self, steps: int) -> None:
-        """Lockstep block -> pair-leading store with per-pair positions (the units not consumed kept)."""
-        rem = self.end0 - self.pos0
-        size = max(self.cap, steps, rem)
-        self.store = np.empty((self.R, self.K, size, self.batch), dtype=np.intp)
-        self.store[:, :, :rem] = self.block[self.pos0:self.end0].transpose(1, 2, 0, 3)
-        self.pos = np.zeros((self.R, self.K), dtype=np.intp)
-        self.end = np.full((self.R, self.K), rem, dtype=np.intp)
-        self.block = self.block[:0]
-
-    def _refill_pairs(self, rs: np.ndarray, ks: np.ndarray, steps: int, want: int) -> None:
-        if steps > self.store.shape[2]:  # a request larger than the store: grow it
-            grown = np.empty(self.store.shape[:2] + (steps, self.batch), dtype=np.intp)
-            grown[:, :, :self.store.shape[2]] = self.store
-            self.store = grown
-        size = self.store.shape[2]
-        pos, end = self.pos[rs, ks], self.end[rs, ks]
-        rem = end - pos
-        total = max(steps, min(want, size))
-        for i in np.nonzero(rem)[0].tolist():  # units still held move to the front
-            r, k = rs[i], ks[i]
-            self.store[r, k, :rem[i]] = self.store[r, k, pos[i]:end[i]].copy()
-        counts = total - rem
-        F = int(counts.max())
-        fresh = np.empty((F, len(rs), self.batch), dtype=np.intp)
-        self._rows([self.gens[r][k] for r, k in zip(rs.tolist(), ks.tolist(), strict=True)], counts, ks, fresh)
-        if not rem.any():
-            self.store[rs, ks, :F] = fresh.transpose(1, 0, 2)
+        if clients is self._full or m == self.K and (m == 1 or bool(np.all(clients == self._all[:m]))):
+            # a read-only array (the runner's, for every fully participated round) cannot change: checked once
+            self._full = None if clients.flags.writeable else clients
+            src, offsets = self._all, self._all_offsets
         else:
-            for i in range(len(rs)):
-                self.store[rs[i], ks[i], rem[i]:total] = fresh[:counts[i], i]
-        self.pos[rs, ks] = 0
-        self.end[rs, ks] = total
+            if m > 1 and bool(np.any(np.diff(np.sort(clients, axis=1), axis=1) == 0)):
+                # a client twice in a replica's request: its units go to its occurrences in order, column by column
+                return np.concatenate([self.take(clients[:, j:j + 1], steps, want) for j in range(m)], axis=2)
+            src = (np.arange(R, dtype=np.intp)[:, None] * self.K + clients).reshape(-1)
+            offsets = clients.reshape(-1).astype(np.intp) * self.n
+        first = self.pos[src]
+        short = first + steps > self.end[src]
+        if short.any():
+            self._refill(src[short], steps, want)
+            first = self.pos[src]
+        if self.replace or _indices is not _PRISTINE_INDICES:
+            u = self.U[src[:, None], first[:, None] + np.arange(steps)]  # (Q, steps, B)
+            rows = offsets[:, None, None] + _indices(u, self.n, self.batch, self.replace)
+            out = np.ascontiguousarray(rows.transpose(1, 0, 2))
+        else:
+            out = kernels.floyd_rows(self.U, self.n, src, first, steps, offsets)
+        self.pos[src] = first + steps
+        return out.reshape(steps, R, m, self.batch)
+
+    def _refill(self, pairs: np.ndarray, steps: int, want: int) -> None:
+        if steps > self.U.shape[1] or want > self.U.shape[1] < self.size:  # (re)allocate: first use or growth
+            grown = np.empty((self.U.shape[0], max(steps, min(max(want, self.U.shape[1]), self.size)), self.batch))
+            held = self.U.shape[1]
+            grown[:, :held] = self.U
+            self.U = grown
+        total = max(steps, min(want, self.U.shape[1]))
+        for i in pairs.tolist():
+            pos, end = self.pos[i], self.end[i]
+            if end > pos:  # units still held move to the front
+                self.U[i, :end - pos] = self.U[i, pos:end].copy()
+            self.gens[i].random(out=self.U[i, end - pos:total])
+            self.pos[i], self.end[i] = 0, total
 
 
 class GradientOracle:

@@ -416,10 +416,11 @@ def run_batch(
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 new = alg.round(state, problem, RoundContext(r, clients, weights, oracle))
                 out = alg.output(new)
+                # ‖out‖ is NaN or inf when out has a non-finite entry: one test for both kinds of divergence
+                bad = ~(problem.norm(out) <= limit)
             steps[alive] += oracle.steps - steps0
             evals[alive] += oracle.evaluations - evals0
             communicated[alive] += clients.shape[1]
-            bad = ~np.all(np.isfinite(problem.flat(out)), axis=-1) | (problem.norm(np.nan_to_num(out)) > limit)
             newly = bad & alive
             if diverged.any() or newly.any():
                 new = _freeze(new, state, diverged | newly)
