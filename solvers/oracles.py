@@ -44,8 +44,8 @@ __all__ = ["Streams", "make_streams", "make_streams_many", "minibatch_gradients"
 _PREFETCH_BUDGET = 1 << 23
 #: bytes of minibatch rows gathered at once (fits in a typical L2 cache)
 _CHUNK_BYTES = 1 << 20
-#: largest number of minibatch row indices held ahead across rounds (8 MB, and as much for the uniforms drawn)
-_AHEAD_BUDGET = 1 << 20
+#: largest number of uniforms held ahead across rounds per oracle (16 MB)
+_AHEAD_BUDGET = 1 << 21
 
 
 @dataclass
@@ -279,7 +279,8 @@ class _Ahead:
             held = self.U.shape[1]
             grown[:, :held] = self.U
             self.U = grown
-        total = max(steps, min(want, self.U.shape[1]))
+        total = min(want, self.U.shape[1])
+        total = max(steps, total - total % steps)  # whole requests: no units left over to move at the next refill
         for i in pairs.tolist():
             pos, end = self.pos[i], self.end[i]
             if end > pos:  # units still held move to the front
