@@ -55,11 +55,11 @@ def test_draws_ahead_bit_identical_to_round_by_round(name, problem, hyper, monke
         assert _same(ahead, stepwise), (name, kw)
 
 
-@pytest.mark.parametrize("budget", [1, 5 * 4 * 3, 6 * 4 * 7])
+@pytest.mark.parametrize("budget", [1, 5 * 2 * 6 * 4, 7 * 2 * 6 * 4])
 @pytest.mark.parametrize("backend", ["numba", "numpy"])
 def test_small_budgets_refill_mid_round_and_keep_leftovers(budget, backend, monkeypatch):
-    """Budgets of 1 unit (the store grows to one request), 5 steps (a round of 3 steps leaves 2 units, moved to
-    the front at the next refill) and 7 steps per pair: the results do not move."""
+    """Budgets of 1 unit (the store grows to one request), 5 and 7 units per pair (refills every round or two, a
+    partial participant's units held over rounds): the results do not move."""
     if backend == "numba":
         pytest.importorskip("numba", reason="numba is not installed")
     monkeypatch.setattr(kernels, "BACKEND", backend)
@@ -73,9 +73,13 @@ def test_small_budgets_refill_mid_round_and_keep_leftovers(budget, backend, monk
     assert _same(_run("fedda", LASSO, {"step": 0.05}, **kw), reference)
 
 
-def test_oracle_with_draws_ahead_serves_every_request_as_drawn_in_order():
+@pytest.mark.parametrize("size", [None, 5, 1])
+def test_oracle_with_draws_ahead_serves_every_request_as_drawn_in_order(size, monkeypatch):
     """Own rounds of several lengths, take_rows, calls for other clients (one client twice in a replica), partial
-    and full participation, mixed: the prefetching oracle returns exactly what the plain oracle returns."""
+    and full participation, mixed: the prefetching oracle returns exactly what the plain oracle returns; with the
+    default budget, 5 units per pair (requests of 4 after 3 leave units to move to the front) and 1 (growth)."""
+    if size is not None:
+        monkeypatch.setattr(oracles, "_AHEAD_BUDGET", size * 2 * 6 * 4)
     p = LASSO
     W = np.random.default_rng(0).standard_normal((2, 6, p.dim))
     seeds = [3, 8]
