@@ -167,20 +167,18 @@ def floyd(U: np.ndarray, n: int, *, backend: str | None = None) -> np.ndarray:
     return S.T
 
 
-def floyd_rows(U: np.ndarray, n: int, src: np.ndarray, first: np.ndarray, steps: int, offsets: np.ndarray, *,
+def floyd_rows(U: np.ndarray, n: int, offsets: np.ndarray, out: np.ndarray | None = None, start: int = 0, *,
                backend: str | None = None) -> np.ndarray:
-    """Rows of ``steps`` minibatches of Q pairs from uniforms U (P, S, B) stored S steps per pair: pair q reads
-    U[src[q], first[q]:first[q] + steps] -> (steps, Q, B) with out[f, q] = offsets[q] + floyd(U[src[q], first[q] +
-    f], n) (:func:`floyd`; identical across backends)."""
-    B = U.shape[2]
-    src = np.ascontiguousarray(src, dtype=np.intp)
-    first = np.ascontiguousarray(first, dtype=np.intp)
+    """Rows of F minibatches per pair from uniforms U (P, F, B), offsets (P,) -> (F, P, B), or written into
+    ``out[:, start:start + P]`` of a given C-contiguous (F, ≥ start + P, B) intp array:
+    out[f, start + p] = offsets[p] + floyd(U[p, f], n) (:func:`floyd`; identical across backends)."""
+    P, F, B = U.shape
+    if out is None:
+        out = np.empty((F, start + P, B), dtype=np.intp)
     offsets = np.ascontiguousarray(offsets, dtype=np.intp)
-    out = np.empty((int(steps), src.shape[0], B), dtype=np.intp)
     if _which(backend) == "numba":
-        _nb().floyd_rows(np.ascontiguousarray(U, dtype=float), int(n), src, first, offsets, out)
+        _nb().floyd_rows(np.ascontiguousarray(U, dtype=float), int(n), offsets, out, int(start))
         return out
-    u = U[src[:, None], first[:, None] + np.arange(int(steps))]  # (Q, steps, B)
-    idx = floyd(u.reshape(-1, B), n, backend="numpy").reshape(u.shape) + offsets[:, None, None]
-    out[...] = idx.transpose(1, 0, 2)
+    idx = floyd(U.reshape(-1, B), n, backend="numpy").reshape(P, F, B) + offsets[:, None, None]
+    out[:, start:start + P] = idx.transpose(1, 0, 2)
     return out

@@ -29,6 +29,7 @@ algorithms that declare they never read ``RoundContext.client_rngs``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,8 +45,10 @@ __all__ = ["Streams", "make_streams", "make_streams_many", "minibatch_gradients"
 _PREFETCH_BUDGET = 1 << 23
 #: bytes of minibatch rows gathered at once (fits in a typical L2 cache)
 _CHUNK_BYTES = 1 << 20
-#: largest number of uniforms held ahead across rounds per oracle (16 MB)
+#: largest number of minibatch-row indices held ahead across rounds per oracle (16 MB)
 _AHEAD_BUDGET = 1 << 21
+#: uniforms drawn at once before they are turned into rows (256 kB: they stay in cache)
+_SCRATCH = 1 << 15
 
 
 @dataclass
@@ -221,72 +224,122 @@ def minibatch_gradients(
 
 
 class _Ahead:
-    """Uniforms of the clients' future local steps, drawn ahead across rounds (``empirical`` sampling).
+    """Minibatch rows of the clients' future local steps, drawn ahead across rounds (``empirical`` sampling).
 
-    Pair i = r·K + k (replica r, client k) holds the units ``U[i, pos[i]:end[i]]``, drawn from its stream and not
-    consumed yet.  A request for ``steps`` units of some pairs serves each pair's next units, after refilling — one
-    ``Generator.random`` call per pair, the units still held moved to the front — the pairs that hold fewer than
-    ``steps``.  A pair's units are thus consumed in the order its stream produced them, whatever the pairs
-    requested together: the rows are those of drawing step by step.  Floyd's algorithm turns the served units into
-    rows at each request (:func:`fedrates.solvers.kernels.floyd_rows`), so the store is reused in place.  At most
-    :data:`_AHEAD_BUDGET` uniforms are held (more only if one request needs more)."""
+    Pair i = r·K + k (replica r, client k) holds rows of units drawn from its stream and not consumed yet.  A
+    request for ``steps`` units of some pairs serves each pair's next units, after refilling the pairs that hold
+    fewer than ``steps``: one ``Generator.random`` call per pair (into a small scratch array, turned into rows by
+    Floyd's algorithm while in cache, :func:`fedrates.solvers.kernels.floyd_rows`), the units still held coming
+    first.  A pair's units are thus consumed in the order its stream produced them, whatever the pairs requested
+    together: the rows are those of drawing step by step.
+
+    While every request is for all pairs (full participation) the pairs move in lockstep and the rows are a
+    steps-leading block (S, P, B) served as views (a refill builds a new block, so a view stays valid); the first
+    request for some pairs only turns it into a pair-leading store (P, S, B) with per-pair positions, refilled in
+    place.  At most :data:`_AHEAD_BUDGET` units' indices are held (more only if one request needs more)."""
 
     def __init__(self, problem: Problem, client_rngs: Sequence[Sequence[np.random.Generator]], batch: int,
                  replace: bool) -> None:
         self.gens = [g for row in client_rngs for g in row]
         self.batch, self.replace = batch, replace
         self.R, self.K, self.n = len(client_rngs), problem.clients, problem.datafit.samples
-        P = self.R * self.K
+        self.P = P = self.R * self.K
         self.size = max(1, _AHEAD_BUDGET // (P * batch))
-        self.U = np.empty((P, 0, batch))
-        self.pos = np.zeros(P, dtype=np.intp)
-        self.end = np.zeros(P, dtype=np.intp)
+        self.block = np.empty((0, P, batch), dtype=np.intp)  # lockstep rows
+        self.pos0 = self.end0 = 0
+        self.store: np.ndarray | None = None  # pair-leading rows, once some request was not for all pairs
+        self.pos = self.end = np.zeros(0, dtype=np.intp)
         self._all = np.arange(P, dtype=np.intp)
-        self._all_offsets = np.tile(np.arange(self.K, dtype=np.intp) * self.n, self.R)
         self._full: np.ndarray | None = None
+        self._scratch = np.empty(0)
 
     def take(self, clients: np.ndarray, steps: int, want: int) -> np.ndarray:
         """Rows (steps, R, m, B) of the stacked sample matrix for the next ``steps`` units of the pairs
-        (r, clients[r, j]); a refilled pair draws ``want`` units (at least ``steps``, at most the budget allows)."""
+        (r, clients[r, j]); a refilled pair draws up to ``want`` units (at least ``steps``, at most the budget's)."""
         R, m = clients.shape
         if clients is self._full or m == self.K and (m == 1 or bool(np.all(clients == self._all[:m]))):
             # a read-only array (the runner's, for every fully participated round) cannot change: checked once
             self._full = None if clients.flags.writeable else clients
-            src, offsets = self._all, self._all_offsets
+            if self.store is None:
+                if self.pos0 + steps > self.end0:
+                    self._refill_block(steps, want)
+                out = self.block[self.pos0:self.pos0 + steps]
+                self.pos0 += steps
+                return out.reshape(steps, R, m, self.batch)
+            src = self._all
         else:
             if m > 1 and bool(np.any(np.diff(np.sort(clients, axis=1), axis=1) == 0)):
                 # a client twice in a replica's request: its units go to its occurrences in order, column by column
                 return np.concatenate([self.take(clients[:, j:j + 1], steps, want) for j in range(m)], axis=2)
+            if self.store is None:
+                self._unlock(steps)
             src = (np.arange(R, dtype=np.intp)[:, None] * self.K + clients).reshape(-1)
-            offsets = clients.reshape(-1).astype(np.intp) * self.n
         first = self.pos[src]
         short = first + steps > self.end[src]
         if short.any():
-            self._refill(src[short], steps, want)
+            self._refill_pairs(src[short], steps, want)
             first = self.pos[src]
-        if self.replace or _indices is not _PRISTINE_INDICES:
-            u = self.U[src[:, None], first[:, None] + np.arange(steps)]  # (Q, steps, B)
-            rows = offsets[:, None, None] + _indices(u, self.n, self.batch, self.replace)
-            out = np.ascontiguousarray(rows.transpose(1, 0, 2))
-        else:
-            out = kernels.floyd_rows(self.U, self.n, src, first, steps, offsets)
+        out = self.store[src[None, :], first[None, :] + np.arange(steps)[:, None]]  # (steps, Q, B)
         self.pos[src] = first + steps
         return out.reshape(steps, R, m, self.batch)
 
-    def _refill(self, pairs: np.ndarray, steps: int, want: int) -> None:
-        if steps > self.U.shape[1] or want > self.U.shape[1] < self.size:  # (re)allocate: first use or growth
-            grown = np.empty((self.U.shape[0], max(steps, min(max(want, self.U.shape[1]), self.size)), self.batch))
-            held = self.U.shape[1]
-            grown[:, :held] = self.U
-            self.U = grown
-        total = min(want, self.U.shape[1])
-        total = max(steps, total - total % steps)  # whole requests: no units left over to move at the next refill
-        for i in pairs.tolist():
-            pos, end = self.pos[i], self.end[i]
-            if end > pos:  # units still held move to the front
-                self.U[i, :end - pos] = self.U[i, pos:end].copy()
-            self.gens[i].random(out=self.U[i, end - pos:total])
-            self.pos[i], self.end[i] = 0, total
+    def _total(self, steps: int, want: int, size: int) -> int:
+        """Units a refilled pair holds: ``want`` within ``size``, whole requests of ``steps``, at least one."""
+        total = min(want, size)
+        return max(steps, total - total % steps)
+
+    def _fresh(self, pairs: np.ndarray, F: int, out: np.ndarray, start: int = 0) -> None:
+        """Draw F units per pair and write their rows to out[:, start:start + len(pairs)] ((F, ·, B) intp)."""
+        B = self.batch
+        chunk = max(1, _SCRATCH // (F * B))
+        if self._scratch.size < min(chunk, len(pairs)) * F * B:
+            self._scratch = np.empty(min(chunk, len(pairs)) * F * B)
+        offsets = (pairs % self.K) * self.n
+        for c in range(0, len(pairs), chunk):
+            ps = pairs[c:c + chunk]
+            U = self._scratch[:len(ps) * F * B].reshape(len(ps), F, B)
+            for i, u in zip(ps.tolist(), U, strict=True):
+                self.gens[i].random(out=u)
+            if self.replace or _indices is not _PRISTINE_INDICES:
+                rows = offsets[c:c + len(ps), None, None] + _indices(U, self.n, B, self.replace)
+                out[:, start + c:start + c + len(ps)] = rows.transpose(1, 0, 2)
+            else:
+                kernels.floyd_rows(U, self.n, offsets[c:c + len(ps)], out, start + c)
+
+    def _refill_block(self, steps: int, want: int) -> None:
+        rem = self.end0 - self.pos0
+        total = self._total(steps, want, self.size)
+        block = np.empty((total, self.P, self.batch), dtype=np.intp)
+        block[:rem] = self.block[self.pos0:self.end0]
+        self._fresh(self._all, total - rem, block[rem:])
+        self.block, self.pos0, self.end0 = block, 0, total
+
+    def _unlock(self, steps: int) -> None:
+        """Lockstep block -> pair-leading store with per-pair positions (the units not consumed kept)."""
+        rem = self.end0 - self.pos0
+        self.store = np.empty((self.P, max(self.size, steps, rem), self.batch), dtype=np.intp)
+        self.store[:, :rem] = self.block[self.pos0:self.end0].transpose(1, 0, 2)
+        self.pos = np.zeros(self.P, dtype=np.intp)
+        self.end = np.full(self.P, rem, dtype=np.intp)
+        self.block = self.block[:0]
+
+    def _refill_pairs(self, pairs: np.ndarray, steps: int, want: int) -> None:
+        if steps > self.store.shape[1]:  # a request larger than the store: grow it
+            grown = np.empty((self.P, steps, self.batch), dtype=np.intp)
+            grown[:, :self.store.shape[1]] = self.store
+            self.store = grown
+        total = self._total(steps, want, self.store.shape[1])
+        pos, end = self.pos[pairs], self.end[pairs]
+        rem = end - pos
+        for i in np.nonzero(rem)[0].tolist():  # units still held move to the front
+            self.store[pairs[i], :rem[i]] = self.store[pairs[i], pos[i]:end[i]].copy()
+        for r0 in np.unique(rem).tolist():
+            group = pairs[rem == r0]
+            fresh = np.empty((total - r0, len(group), self.batch), dtype=np.intp)
+            self._fresh(group, total - r0, fresh)
+            self.store[group, r0:total] = fresh.transpose(1, 0, 2)
+        self.pos[pairs] = 0
+        self.end[pairs] = total
 
 
 class GradientOracle:
@@ -353,7 +406,7 @@ class GradientOracle:
 
     def _refill(self, clients: np.ndarray, steps: int) -> np.ndarray:
         R, m = clients.shape
-        per_step = R * m * int(np.prod(self.unit))
+        per_step = R * m * math.prod(self.unit)
         steps = max(1, min(steps, _PREFETCH_BUDGET // max(per_step, 1)))
         if self._ahead is not None:
             # units a client is expected to consume in the rounds left (m of K clients take part in a round)

@@ -156,15 +156,16 @@ def test_floyd_rows_equal_floyd_with_offsets(n, B, backend):
     if backend == "numba":
         pytest.importorskip("numba", reason="numba is not installed")
     rng = np.random.default_rng(n * B)
-    U = rng.random((7, 9, B))
-    U[0, 0] = np.nextafter(1.0, 0.0)
-    src = np.array([3, 0, 6, 6, 2])
-    first = np.array([0, 4, 2, 5, 1])
+    U = rng.random((5, 4, B))
+    U[0, 0] = np.nextafter(1.0, 0.0)  # the largest uniform: t = j after truncation
     offsets = np.array([0, 100, 7, 3000, 11])
-    got = kernels.floyd_rows(U, n, src, first, 4, offsets, backend=backend)
+    got = kernels.floyd_rows(U, n, offsets, backend=backend)
+    into = np.full((4, 8, B), -1, dtype=np.intp)
+    kernels.floyd_rows(U, n, offsets, into, 2, backend=backend)
     assert got.shape == (4, 5, B) and got.dtype == np.intp
+    assert np.array_equal(into[:, 2:7], got) and (into[:, :2] == -1).all() and (into[:, 7:] == -1).all()
     for q in range(5):
-        expected = kernels.floyd(U[src[q], first[q]:first[q] + 4], n, backend="numpy") + offsets[q]
+        expected = kernels.floyd(U[q], n, backend="numpy") + offsets[q]
         assert np.array_equal(got[:, q], expected)
 
 
