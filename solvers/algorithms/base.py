@@ -14,7 +14,10 @@ or (R, m, *shape)); other entries (Python scalars) are shared by all replicas.  
 * ``check(problem) -> list[str]`` — conditions of the analysing theorem that these hyperparameters violate on
   this problem (the run proceeds; the trace carries the messages as warnings);
 * ``supports(problem) -> str | None`` — None if the algorithm handles the problem, else the reason (the run is
-  refused with an :class:`~solvers.errors.InputError`).
+  refused with an :class:`~solvers.errors.InputError`);
+* ``uses_client_streams = False`` (class attribute; default True) — the round never reads ``ctx.client_rngs``, so
+  the runner may draw the minibatches several rounds ahead (bit-identical results; reading ``ctx.client_rngs``
+  then raises a RuntimeError rather than shifting the draws).
 
 Every algorithm has the hyperparameters ``local_steps`` (E ≥ 1, local steps per round) and ``batch`` (B ≥ 1,
 minibatch size of the stochastic gradients).
