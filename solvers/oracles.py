@@ -362,7 +362,7 @@ class GradientOracle:
     def __init__(self, problem: Problem, client_rngs: Sequence[Sequence[np.random.Generator]], batch: int,
                  exact: bool = False, replace: bool = False, prefetch: bool = False) -> None:
         self.problem = problem
-        self.client_rngs = client_rngs
+        self._client_rngs = client_rngs
         self.batch = int(batch)
         self.exact = bool(exact)
         self.replace = bool(replace)
@@ -394,6 +394,15 @@ class GradientOracle:
         """Whether draws are made ahead across rounds (then nothing else may draw from ``client_rngs``)."""
         return self._ahead is not None
 
+    @property
+    def client_rngs(self) -> Sequence[Sequence[np.random.Generator]]:
+        """The per-client streams ``client_rngs[r][k]``; refused (RuntimeError) while draws are made ahead, since a
+        draw made elsewhere would shift the minibatches already drawn."""
+        if self._ahead is not None:
+            raise RuntimeError("the client streams are not available while minibatches are drawn ahead; the "
+                               "algorithm must declare uses_client_streams = True to read them")
+        return self._client_rngs
+
     def begin_round(self, clients: np.ndarray, steps: int = 1, ahead: int = 1) -> None:
         """Announce the round's participants (R, m), its expected local steps and the rounds left (this one
         included; used only to size the draws made ahead)."""
@@ -416,7 +425,7 @@ class GradientOracle:
         if self._gens_of is not None and self._gens_of[0] is clients:
             gens = self._gens_of[1]
         else:
-            gens = [self.client_rngs[r][k] for r in range(R) for k in clients[r].tolist()]
+            gens = [self._client_rngs[r][k] for r in range(R) for k in clients[r].tolist()]
             if not clients.flags.writeable:  # a read-only participants array (full participation) cannot change
                 self._gens_of = (clients, gens)
         draws = _draw(gens, steps, self.unit, self.problem.sampling).reshape((R, m, steps) + self.unit)

@@ -133,6 +133,13 @@ def test_reading_client_streams_without_declaring_it_fails_loudly():
         algorithms.run_batch(alg, SMOOTH, 3, seeds=[0])
 
 
+def test_oracle_refuses_its_streams_while_drawing_ahead():
+    streams = [make_streams(2, LASSO.clients).clients]
+    assert GradientOracle(LASSO, streams, 4).client_rngs is streams
+    with pytest.raises(RuntimeError, match="uses_client_streams"):
+        GradientOracle(LASSO, streams, 4, prefetch=True).client_rngs  # noqa: B018
+
+
 def test_declared_stream_readers_run_round_by_round(monkeypatch):
     monkeypatch.setattr(_ReadsStreams, "uses_client_streams", True)
     alg = _ReadsStreams(step=0.05, local_steps=2, batch=4)
