@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.random.bit_generator import ISpawnableSeedSequence
 
-__all__ = ["Child", "generators"]
+__all__ = ["Child", "agrees_with_numpy", "generators"]
 
 _M32 = np.uint64(0xFFFFFFFF)
 _INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
@@ -109,17 +109,36 @@ class Child:
 ISpawnableSeedSequence.register(Child)
 
 
+def _words(seeds: list[int], n: int) -> np.ndarray:
+    """Seed words (len(seeds), n, 4) uint64 of the children ``SeedSequence(s).spawn(n)``."""
+    entropy = np.zeros((len(seeds), n, _POOL + 1), dtype=np.uint64)
+    for r, s in enumerate(seeds):
+        for w in range(_POOL):
+            entropy[r, :, w] = (s >> (32 * w)) & 0xFFFFFFFF
+    entropy[:, :, _POOL] = np.arange(n, dtype=np.uint64)
+    return _states(_pools(entropy.reshape(-1, _POOL + 1))).reshape(len(seeds), n, 4)
+
+
+_AGREES: list[bool] = []
+
+
+def agrees_with_numpy() -> bool:
+    """Whether this hash reproduces the installed numpy's on a few children (checked once per process; if numpy
+    ever hashed differently, :func:`fedrates.solvers.oracles.make_streams_many` would use numpy's own code)."""
+    if not _AGREES:
+        seeds = [0, 7, (1 << 96) + 12345]
+        words = _words(seeds, 3)
+        _AGREES.append(all(np.array_equal(c.generate_state(4, np.uint64), words[r, i])
+                           for r, s in enumerate(seeds) for i, c in enumerate(np.random.SeedSequence(s).spawn(3))))
+    return _AGREES[0]
+
+
 def generators(seeds: Sequence[int], n: int) -> list[list[np.random.Generator]]:
     """``[[np.random.default_rng(c) for c in SeedSequence(s).spawn(n)] for s in seeds]``, hashed for all children
     at once; seeds must be integers in [0, :data:`LIMIT`)."""
     seeds = [int(s) for s in seeds]
     if any(not 0 <= s < LIMIT for s in seeds):
         raise ValueError(f"seeds must be integers in [0, 2**{32 * _POOL}); got {seeds}")
-    entropy = np.zeros((len(seeds), n, _POOL + 1), dtype=np.uint64)
-    for r, s in enumerate(seeds):
-        for w in range(_POOL):
-            entropy[r, :, w] = (s >> (32 * w)) & 0xFFFFFFFF
-    entropy[:, :, _POOL] = np.arange(n, dtype=np.uint64)
-    words = _states(_pools(entropy.reshape(-1, _POOL + 1))).reshape(len(seeds), n, 4)
+    words = _words(seeds, n)
     return [[np.random.Generator(np.random.PCG64(Child(s, i, words[r, i]))) for i in range(n)]
             for r, s in enumerate(seeds)]

@@ -72,7 +72,7 @@ def make_streams_many(seeds: Sequence[int], clients: int) -> list[Streams]:
     from fedrates.solvers import _seeds
 
     seeds = [int(s) for s in seeds]
-    if any(not 0 <= s < _seeds.LIMIT for s in seeds):
+    if any(not 0 <= s < _seeds.LIMIT for s in seeds) or not _seeds.agrees_with_numpy():
         return [make_streams(s, clients) for s in seeds]
     return [Streams(server=gens[0], clients=gens[1:]) for gens in _seeds.generators(seeds, clients + 1)]
 

@@ -193,6 +193,16 @@ def test_streams_hashed_at_once_equal_make_streams():
             assert all(np.array_equal(x.random(3), y.random(3)) for x, y in zip(g.spawn(2), h.spawn(2), strict=True))
 
 
+def test_streams_fall_back_to_numpy_if_its_hash_ever_differs(monkeypatch):
+    from fedrates.solvers import _seeds
+
+    assert _seeds.agrees_with_numpy()
+    monkeypatch.setattr(_seeds, "_AGREES", [False])
+    st = make_streams_many([3], 2)[0]
+    assert type(st.clients[0].bit_generator.seed_seq) is np.random.SeedSequence
+    assert st.clients[0].bit_generator.state == make_streams(3, 2).clients[0].bit_generator.state
+
+
 def test_streams_outside_the_hashed_range_fall_back_to_numpy():
     big = make_streams_many([2**128, 3], 2)
     assert big[0].clients[0].bit_generator.state == make_streams(2**128, 2).clients[0].bit_generator.state
