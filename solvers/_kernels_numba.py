@@ -369,3 +369,39 @@ def local_cfedda(X, y, G0, W0, centre, shift, rows, rep, alpha, scale_c, inv_ec,
                 if not (dist <= eps):
                     failed[p] = True
                     break
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# minibatch rows of a block of steps drawn ahead
+# ---------------------------------------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def floyd_rows(U, n, offsets, out, start):  # pragma: no cover - compiled
+    """out[f, start + p] = offsets[p] + floyd(U[p, f]) for uniforms U (P, F, B) of F steps per pair, out
+    (F, ≥ start + P, B) (steps leading).
+
+    The indices are those of :func:`floyd` (same products and truncations); the membership test of an earlier pick
+    is a 64-bit mask when n ≤ 64 (branch-free) and a scan of the earlier picks otherwise."""
+    P, F, B = U.shape
+    one = np.uint64(1)
+    for f in range(F):  # steps outer: the writes of a step are contiguous
+        for p in range(P):
+            off = offsets[p]
+            o = out[f, start + p]
+            u = U[p, f]
+            if n <= 64:
+                mask = np.uint64(0)
+                for i in range(B):
+                    j = n - B + i
+                    t = min(int(u[i] * (j + 1)), j)
+                    t = j if (mask >> np.uint64(t)) & one else t
+                    mask |= one << np.uint64(t)
+                    o[i] = off + t
+            else:
+                for i in range(B):
+                    j = n - B + i
+                    t = min(int(u[i] * (j + 1)), j)
+                    for q in range(i):
+                        if o[q] == off + t:
+                            t = j
+                            break
+                    o[i] = off + t

@@ -7,7 +7,8 @@ Kernels (rows p = 0..P−1 are the (replica, client) pairs of a step, fused into
 * :func:`soft_ball` — soft thresholding followed by the radial projection onto {‖x‖₂ ≤ ρ} (the exact prox of
   λ‖·‖₁ on a Euclidean ball, :mod:`fedrates.solvers.penalties`), in one pass, optionally in place;
 * :func:`ball` — the radial projection alone;
-* :func:`floyd` — minibatch indices from uniforms by Floyd's algorithm (integer results, identical across backends).
+* :func:`floyd` — minibatch indices from uniforms by Floyd's algorithm (integer results, identical across backends);
+* :func:`floyd_rows` — the same for a block of steps per pair, offset into the stacked sample matrix, steps leading.
 
 Fused rounds (all local steps of all pairs of a round in one call: ``local_sgd``, ``local_da``, ``local_fast_da``,
 ``local_cfedda`` in :mod:`fedrates.solvers._kernels_numba`) are driven by :mod:`fedrates.solvers.algorithms._fused`;
@@ -30,7 +31,7 @@ import numpy as np
 
 from fedrates.solvers.errors import InputError
 
-__all__ = ["BACKENDS", "backend", "lsq_rows", "soft_ball", "ball", "floyd"]
+__all__ = ["BACKENDS", "backend", "lsq_rows", "soft_ball", "ball", "floyd", "floyd_rows"]
 
 BACKENDS = ("numba", "numpy")
 _TINY = np.finfo(float).tiny
@@ -164,3 +165,20 @@ def floyd(U: np.ndarray, n: int, *, backend: str | None = None) -> np.ndarray:
             t = np.where((S[:i] == t).any(axis=0), j, t)
         S[i] = t
     return S.T
+
+
+def floyd_rows(U: np.ndarray, n: int, offsets: np.ndarray, out: np.ndarray | None = None, start: int = 0, *,
+               backend: str | None = None) -> np.ndarray:
+    """Rows of F minibatches per pair from uniforms U (P, F, B), offsets (P,) -> (F, P, B), or written into
+    ``out[:, start:start + P]`` of a given C-contiguous (F, ≥ start + P, B) intp array:
+    out[f, start + p] = offsets[p] + floyd(U[p, f], n) (:func:`floyd`; identical across backends)."""
+    P, F, B = U.shape
+    if out is None:
+        out = np.empty((F, start + P, B), dtype=np.intp)
+    offsets = np.ascontiguousarray(offsets, dtype=np.intp)
+    if _which(backend) == "numba":
+        _nb().floyd_rows(np.ascontiguousarray(U, dtype=float), int(n), offsets, out, int(start))
+        return out
+    idx = floyd(U.reshape(-1, B), n, backend="numpy").reshape(P, F, B) + offsets[:, None, None]
+    out[:, start:start + P] = idx.transpose(1, 0, 2)
+    return out

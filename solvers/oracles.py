@@ -20,11 +20,16 @@ The minibatch gradient is g = (1/B) Σ_{i∈batch} x_i(x_iᵀw_k − y_i) for sa
 ``Generator.random`` and ``Generator.standard_normal`` fill arrays sequentially, so drawing several steps in one
 call gives exactly the numbers of step-by-step calls: :class:`GradientOracle` draws a whole round's units per
 client in one call (bounded by a memory budget) and the results are identical to step-by-step drawing, whatever
-the number of replicas processed together.
+the number of replicas processed together.  With ``prefetch=True`` (``empirical`` sampling) it also draws *across
+rounds*: several rounds' units per client in one call, served round by round, in the order of the client's own
+consumption (a client not participating in a round consumes nothing), so the results are again identical.  This
+is exact only when nothing else draws from the client streams meanwhile: the runner turns it on only for
+algorithms that declare they never read ``RoundContext.client_rngs``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,12 +39,16 @@ from fedrates.solvers import kernels
 from fedrates.solvers.problems.base import Problem
 from fedrates.solvers.problems.datafits import DenseQuadratic, GaussianPopulation, SampleLeastSquares
 
-__all__ = ["Streams", "make_streams", "minibatch_gradients", "exact_gradients", "GradientOracle"]
+__all__ = ["Streams", "make_streams", "make_streams_many", "minibatch_gradients", "exact_gradients", "GradientOracle"]
 
 #: largest number of float64 values drawn ahead in one round (64 MB)
 _PREFETCH_BUDGET = 1 << 23
 #: bytes of minibatch rows gathered at once (fits in a typical L2 cache)
 _CHUNK_BYTES = 1 << 20
+#: largest number of minibatch-row indices held ahead across rounds per oracle (16 MB)
+_AHEAD_BUDGET = 1 << 21
+#: uniforms drawn at once before they are turned into rows (256 kB: they stay in cache)
+_SCRATCH = 1 << 15
 
 
 @dataclass
@@ -55,6 +64,17 @@ def make_streams(seed: int, clients: int) -> Streams:
     children = np.random.SeedSequence(int(seed)).spawn(clients + 1)
     gens = [np.random.default_rng(c) for c in children]
     return Streams(server=gens[0], clients=gens[1:])
+
+
+def make_streams_many(seeds: Sequence[int], clients: int) -> list[Streams]:
+    """``[make_streams(s, clients) for s in seeds]``, the seed sequences of all streams hashed at once
+    (:mod:`fedrates.solvers._seeds`: the same generators, states and ``seed_seq`` answers)."""
+    from fedrates.solvers import _seeds
+
+    seeds = [int(s) for s in seeds]
+    if any(not 0 <= s < _seeds.LIMIT for s in seeds) or not _seeds.agrees_with_numpy():
+        return [make_streams(s, clients) for s in seeds]
+    return [Streams(server=gens[0], clients=gens[1:]) for gens in _seeds.generators(seeds, clients + 1)]
 
 
 def _unit_shape(problem: Problem, batch: int, replace: bool) -> tuple[int, ...] | None:
@@ -203,6 +223,125 @@ def minibatch_gradients(
     return problem.unflat(_sample_gradients(problem, problem.flat(W), clients, draws, batch))
 
 
+class _Ahead:
+    """Minibatch rows of the clients' future local steps, drawn ahead across rounds (``empirical`` sampling).
+
+    Pair i = r·K + k (replica r, client k) holds rows of units drawn from its stream and not consumed yet.  A
+    request for ``steps`` units of some pairs serves each pair's next units, after refilling the pairs that hold
+    fewer than ``steps``: one ``Generator.random`` call per pair (into a small scratch array, turned into rows by
+    Floyd's algorithm while in cache, :func:`fedrates.solvers.kernels.floyd_rows`), the units still held coming
+    first.  A pair's units are thus consumed in the order its stream produced them, whatever the pairs requested
+    together: the rows are those of drawing step by step.
+
+    While every request is for all pairs (full participation) the pairs move in lockstep and the rows are a
+    steps-leading block (S, P, B) served as views (a refill builds a new block, so a view stays valid); the first
+    request for some pairs only turns it into a pair-leading store (P, S, B) with per-pair positions, refilled in
+    place.  At most :data:`_AHEAD_BUDGET` units' indices are held (more only if one request needs more)."""
+
+    def __init__(self, problem: Problem, client_rngs: Sequence[Sequence[np.random.Generator]], batch: int,
+                 replace: bool) -> None:
+        self.gens = [g for row in client_rngs for g in row]
+        self.batch, self.replace = batch, replace
+        self.R, self.K, self.n = len(client_rngs), problem.clients, problem.datafit.samples
+        self.P = P = self.R * self.K
+        self.size = max(1, _AHEAD_BUDGET // (P * batch))
+        self.block = np.empty((0, P, batch), dtype=np.intp)  # lockstep rows
+        self.pos0 = self.end0 = 0
+        self.store: np.ndarray | None = None  # pair-leading rows, once some request was not for all pairs
+        self.pos = self.end = np.zeros(0, dtype=np.intp)
+        self._all = np.arange(P, dtype=np.intp)
+        self._full: np.ndarray | None = None
+        self._scratch = np.empty(0)
+
+    def take(self, clients: np.ndarray, steps: int, want: int) -> np.ndarray:
+        """Rows (steps, R, m, B) of the stacked sample matrix for the next ``steps`` units of the pairs
+        (r, clients[r, j]); a refilled pair draws up to ``want`` units (at least ``steps``, at most the budget's)."""
+        R, m = clients.shape
+        if clients is self._full or m == self.K and (m == 1 or bool(np.all(clients == self._all[:m]))):
+            # a read-only array (the runner's, for every fully participated round) cannot change: checked once
+            self._full = None if clients.flags.writeable else clients
+            if self.store is None:
+                if self.pos0 + steps > self.end0:
+                    self._refill_block(steps, want)
+                out = self.block[self.pos0:self.pos0 + steps]
+                self.pos0 += steps
+                return out.reshape(steps, R, m, self.batch)
+            src = self._all
+        else:
+            if m > 1 and bool(np.any(np.diff(np.sort(clients, axis=1), axis=1) == 0)):
+                # a client twice in a replica's request: its units go to its occurrences in order, column by column
+                return np.concatenate([self.take(clients[:, j:j + 1], steps, want) for j in range(m)], axis=2)
+            if self.store is None:
+                self._unlock(steps)
+            src = (np.arange(R, dtype=np.intp)[:, None] * self.K + clients).reshape(-1)
+        first = self.pos[src]
+        short = first + steps > self.end[src]
+        if short.any():
+            self._refill_pairs(src[short], steps, want)
+            first = self.pos[src]
+        out = self.store[src[None, :], first[None, :] + np.arange(steps)[:, None]]  # (steps, Q, B)
+        self.pos[src] = first + steps
+        return out.reshape(steps, R, m, self.batch)
+
+    def _total(self, steps: int, want: int, size: int) -> int:
+        """Units a refilled pair holds: ``want`` within ``size``, whole requests of ``steps``, at least one."""
+        total = min(want, size)
+        return max(steps, total - total % steps)
+
+    def _fresh(self, pairs: np.ndarray, F: int, out: np.ndarray, start: int = 0) -> None:
+        """Draw F units per pair and write their rows to out[:, start:start + len(pairs)] ((F, ·, B) intp)."""
+        B = self.batch
+        chunk = max(1, _SCRATCH // (F * B))
+        if self._scratch.size < min(chunk, len(pairs)) * F * B:
+            self._scratch = np.empty(min(chunk, len(pairs)) * F * B)
+        offsets = (pairs % self.K) * self.n
+        for c in range(0, len(pairs), chunk):
+            ps = pairs[c:c + chunk]
+            U = self._scratch[:len(ps) * F * B].reshape(len(ps), F, B)
+            for i, u in zip(ps.tolist(), U, strict=True):
+                self.gens[i].random(out=u)
+            if self.replace or _indices is not _PRISTINE_INDICES:
+                rows = offsets[c:c + len(ps), None, None] + _indices(U, self.n, B, self.replace)
+                out[:, start + c:start + c + len(ps)] = rows.transpose(1, 0, 2)
+            else:
+                kernels.floyd_rows(U, self.n, offsets[c:c + len(ps)], out, start + c)
+
+    def _refill_block(self, steps: int, want: int) -> None:
+        rem = self.end0 - self.pos0
+        total = self._total(steps, want, self.size)
+        block = np.empty((total, self.P, self.batch), dtype=np.intp)
+        block[:rem] = self.block[self.pos0:self.end0]
+        self._fresh(self._all, total - rem, block[rem:])
+        self.block, self.pos0, self.end0 = block, 0, total
+
+    def _unlock(self, steps: int) -> None:
+        """Lockstep block -> pair-leading store with per-pair positions (the units not consumed kept)."""
+        rem = self.end0 - self.pos0
+        self.store = np.empty((self.P, max(self.size, steps, rem), self.batch), dtype=np.intp)
+        self.store[:, :rem] = self.block[self.pos0:self.end0].transpose(1, 0, 2)
+        self.pos = np.zeros(self.P, dtype=np.intp)
+        self.end = np.full(self.P, rem, dtype=np.intp)
+        self.block = self.block[:0]
+
+    def _refill_pairs(self, pairs: np.ndarray, steps: int, want: int) -> None:
+        if steps > self.store.shape[1]:  # a request larger than the store: grow it
+            grown = np.empty((self.P, steps, self.batch), dtype=np.intp)
+            grown[:, :self.store.shape[1]] = self.store
+            self.store = grown
+        total = self._total(steps, want, self.store.shape[1])
+        pos, end = self.pos[pairs], self.end[pairs]
+        rem = end - pos
+        for i in np.nonzero(rem)[0].tolist():  # units still held move to the front
+            self.store[pairs[i], :rem[i]] = self.store[pairs[i], pos[i]:end[i]].copy()
+        for r0 in np.unique(rem).tolist():
+            group = pairs[rem == r0]
+            fresh = np.empty((total - r0, len(group), self.batch), dtype=np.intp)
+            self._fresh(group, total - r0, fresh)
+            self.store[group, r0:total] = fresh.transpose(1, 0, 2)
+        self.pos[pairs] = 0
+        self.end[pairs] = total
+
+
 class GradientOracle:
     """Per-run gradient oracle: exact or minibatch gradients of participating clients, with evaluation counts.
 
@@ -213,12 +352,17 @@ class GradientOracle:
 
     Counters: ``steps`` (oracle calls = local steps), ``evaluations`` (client gradient evaluations, one per
     client per call, a minibatch counting as one).
+
+    ``prefetch=True`` (effective for ``empirical`` minibatches; see the module docstring) draws several rounds'
+    units per client at once, ``begin_round(..., ahead=n)`` announcing that n rounds (this one included) remain:
+    bit-identical results, provided nothing else draws from ``client_rngs`` during the run (:attr:`prefetching`
+    says whether it is on; the runner's round context then refuses to hand out the streams).
     """
 
     def __init__(self, problem: Problem, client_rngs: Sequence[Sequence[np.random.Generator]], batch: int,
-                 exact: bool = False, replace: bool = False) -> None:
+                 exact: bool = False, replace: bool = False, prefetch: bool = False) -> None:
         self.problem = problem
-        self.client_rngs = client_rngs
+        self._client_rngs = client_rngs
         self.batch = int(batch)
         self.exact = bool(exact)
         self.replace = bool(replace)
@@ -237,22 +381,51 @@ class GradientOracle:
         self._gens_of: tuple[np.ndarray, list[np.random.Generator]] | None = None
         self._replay: np.ndarray | None = None
         self._replay_pos = 0
+        self._ahead = None
+        self._rounds_ahead = 1
+        gens = [g for row in client_rngs for g in row]
+        if (prefetch and self.unit is not None and problem.sampling == "empirical"
+                and all(len(row) == problem.clients for row in client_rngs)
+                and len({id(g) for g in gens}) == len(gens)):  # a generator shared by two pairs: no prefetch
+            self._ahead = _Ahead(problem, client_rngs, self.batch, self.replace)
 
-    def begin_round(self, clients: np.ndarray, steps: int = 1) -> None:
+    @property
+    def prefetching(self) -> bool:
+        """Whether draws are made ahead across rounds (then nothing else may draw from ``client_rngs``)."""
+        return self._ahead is not None
+
+    @property
+    def client_rngs(self) -> Sequence[Sequence[np.random.Generator]]:
+        """The per-client streams ``client_rngs[r][k]``; refused (RuntimeError) while draws are made ahead, since a
+        draw made elsewhere would shift the minibatches already drawn."""
+        if self._ahead is not None:
+            raise RuntimeError("the client streams are not available while minibatches are drawn ahead; the "
+                               "algorithm must declare uses_client_streams = True to read them")
+        return self._client_rngs
+
+    def begin_round(self, clients: np.ndarray, steps: int = 1, ahead: int = 1) -> None:
+        """Announce the round's participants (R, m), its expected local steps and the rounds left (this one
+        included; used only to size the draws made ahead)."""
         self._clients = clients
         self._replay = None
         self._buffer = None
         self._pos = 0
         self._hint = max(1, int(steps))
+        self._rounds_ahead = max(1, int(ahead))
 
     def _refill(self, clients: np.ndarray, steps: int) -> np.ndarray:
         R, m = clients.shape
-        per_step = R * m * int(np.prod(self.unit))
+        per_step = R * m * math.prod(self.unit)
         steps = max(1, min(steps, _PREFETCH_BUDGET // max(per_step, 1)))
+        if self._ahead is not None:
+            # units a client is expected to consume in the rounds left (m of K clients take part in a round)
+            K = self.problem.clients
+            want = self._hint * -(-self._rounds_ahead * m // K)
+            return self._ahead.take(clients, steps, want)
         if self._gens_of is not None and self._gens_of[0] is clients:
             gens = self._gens_of[1]
         else:
-            gens = [self.client_rngs[r][k] for r in range(R) for k in clients[r].tolist()]
+            gens = [self._client_rngs[r][k] for r in range(R) for k in clients[r].tolist()]
             if not clients.flags.writeable:  # a read-only participants array (full participation) cannot change
                 self._gens_of = (clients, gens)
         draws = _draw(gens, steps, self.unit, self.problem.sampling).reshape((R, m, steps) + self.unit)
@@ -337,3 +510,5 @@ class GradientOracle:
 
 #: the gradient functions as defined here (see :meth:`GradientOracle.fusable`)
 _PRISTINE = (_sample_gradients, _empirical_gradients)
+#: the index function as defined here (a replaced one is honoured by the draws made ahead)
+_PRISTINE_INDICES = _indices

@@ -67,8 +67,7 @@ def samples(problem: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def pairs(x: np.ndarray, m: int) -> np.ndarray:
     """Per-replica rows x (R, d) repeated for the m clients of each replica: (R·m, d), contiguous."""
-    R, d = x.shape
-    return np.ascontiguousarray(np.broadcast_to(x[:, None, :], (R, m, d)).reshape(R * m, d), dtype=float)
+    return np.repeat(np.asarray(x, dtype=float), m, axis=0)
 
 
 def local_sgd(problem: Any, ctx: Any, steps: int, x: np.ndarray, step: float, mu_prox: float,

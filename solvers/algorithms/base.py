@@ -14,7 +14,10 @@ or (R, m, *shape)); other entries (Python scalars) are shared by all replicas.  
 * ``check(problem) -> list[str]`` — conditions of the analysing theorem that these hyperparameters violate on
   this problem (the run proceeds; the trace carries the messages as warnings);
 * ``supports(problem) -> str | None`` — None if the algorithm handles the problem, else the reason (the run is
-  refused with an :class:`~solvers.errors.InputError`).
+  refused with an :class:`~solvers.errors.InputError`);
+* ``uses_client_streams = False`` (class attribute; default True) — the round never reads ``ctx.client_rngs``, so
+  the runner may draw the minibatches several rounds ahead (bit-identical results; reading ``ctx.client_rngs``
+  then raises a RuntimeError rather than shifting the draws).
 
 Every algorithm has the hyperparameters ``local_steps`` (E ≥ 1, local steps per round) and ``batch`` (B ≥ 1,
 minibatch size of the stochastic gradients).
@@ -48,7 +51,7 @@ import numpy as np
 from fedrates._lazy import lazy_import
 from fedrates.solvers.algorithms._trace import COLUMNS, METRICS, BatchTrace, Metrics, Trace
 from fedrates.solvers.errors import InputError, VerificationError, unknown_name
-from fedrates.solvers.oracles import GradientOracle, make_streams
+from fedrates.solvers.oracles import GradientOracle, make_streams, make_streams_many
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
@@ -62,6 +65,8 @@ DIVERGENCE_FACTOR = 1e6
 #: bytes of recorded output points held before their metrics are evaluated in one batched pass
 _METRIC_BUDGET = 1 << 25
 GRADIENTS = ("stochastic", "exact")
+#: the stream factory as imported (see run_batch)
+_PRISTINE_STREAMS = make_streams
 
 
 # ---- hyperparameters -------------------------------------------------------------------------------------------
@@ -111,6 +116,10 @@ class Algorithm:
     name: ClassVar[str] = "algorithm"
     #: one-line description (shown by ``fedrates list algorithms``)
     summary: ClassVar[str] = ""
+    #: whether ``round`` may read ``ctx.client_rngs`` (draw its own randomness from the clients' streams).  False
+    #: lets the runner draw minibatches several rounds ahead (bit-identical results); an algorithm declaring False
+    #: that reads ``ctx.client_rngs`` anyway gets a RuntimeError, never different draws.
+    uses_client_streams: ClassVar[bool] = True
 
     local_steps: int = hyper(1, "local steps per round E >= 1", low=1)
     batch: int = hyper(10, "minibatch size B >= 1", low=1)
@@ -206,7 +215,13 @@ class RoundContext:
     @property
     def client_rngs(self) -> Sequence[Sequence[np.random.Generator]]:
         """The per-client random streams, ``client_rngs[r][k]`` for client k of replica r (for algorithms whose own
-        randomness, such as coins, inner indices or privacy noise, is drawn from the clients' streams)."""
+        randomness, such as coins, inner indices or privacy noise, is drawn from the clients' streams).
+
+        Refused (RuntimeError) while the oracle draws minibatches ahead: the runner does that only for algorithms
+        whose ``uses_client_streams`` is False, and drawing here would shift their minibatches."""
+        if getattr(self._oracle, "prefetching", False):
+            raise RuntimeError("ctx.client_rngs read by an algorithm whose uses_client_streams is False (its "
+                               "minibatches are drawn ahead); declare uses_client_streams = True on its class")
         return self._oracle.client_rngs
 
     @property
@@ -357,9 +372,11 @@ def run_batch(
             raise InputError(f"w0 has shape {w0.shape}; expected {problem.shape} or {(R,) + problem.shape}")
     limit = DIVERGENCE_FACTOR * (1 + problem.norm(W0) + metrics.reference_norm())
 
-    streams = [make_streams(s, K) for s in seeds]
+    # all seeds' streams hashed at once, unless make_streams was replaced (a broken variant) and must be honoured
+    streams = (make_streams_many(seeds, K) if make_streams is _PRISTINE_STREAMS
+               else [make_streams(s, K) for s in seeds])
     oracle = GradientOracle(problem, [st.clients for st in streams], alg.batch, exact=(gradients == "exact"),
-                            replace=replace)
+                            replace=replace, prefetch=not alg.uses_client_streams)
     all_clients = np.broadcast_to(np.arange(K), (R, K))
     all_weights = np.broadcast_to(problem.weights, (R, K))
 
@@ -399,17 +416,18 @@ def run_batch(
             clients = np.stack([np.sort(st.server.choice(K, participating, replace=False)) for st in streams])
             pw = problem.weights[clients]
             weights = pw / pw.sum(axis=1, keepdims=True)
-        oracle.begin_round(clients, alg.local_steps)
+        oracle.begin_round(clients, alg.local_steps, ahead=rounds - r)
         alive = ~diverged
         if alive.any():
             steps0, evals0 = oracle.steps, oracle.evaluations
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 new = alg.round(state, problem, RoundContext(r, clients, weights, oracle))
                 out = alg.output(new)
+                # ‖out‖ is NaN or inf when out has a non-finite entry: one test for both kinds of divergence
+                bad = ~(problem.norm(out) <= limit)
             steps[alive] += oracle.steps - steps0
             evals[alive] += oracle.evaluations - evals0
             communicated[alive] += clients.shape[1]
-            bad = ~np.all(np.isfinite(problem.flat(out)), axis=-1) | (problem.norm(np.nan_to_num(out)) > limit)
             newly = bad & alive
             if diverged.any() or newly.any():
                 new = _freeze(new, state, diverged | newly)

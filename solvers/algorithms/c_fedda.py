@@ -178,6 +178,8 @@ def _stage_output(state: dict[str, Any]) -> np.ndarray:
 
 @dataclass(frozen=True, kw_only=True)
 class _ConstrainedDA(Algorithm):
+    uses_client_streams = False  # draws only through ctx.gradients / ctx.local_rows
+
     mu: float = hyper(0.0, "(restricted) strong-convexity parameter mu > 0 (0 = the problem's exact mu)", low=0.0)
     a: float = hyper(0.0, "weight offset a in alpha_r = (r+a)^2 (0 = 4L/mu)", low=0.0)
     gamma: float = hyper(0.0, "regularisation gamma (0 = 2 mu a^3)", low=0.0)

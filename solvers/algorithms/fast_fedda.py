@@ -107,6 +107,7 @@ class FastFedDA(Algorithm):
 
     name = "fast_fedda"
     summary = "fast federated dual averaging, (t+a)^2 weights, virtual weighted average (Bao et al. 2022, Alg. 1)"
+    uses_client_streams = False  # draws only through ctx.gradients / ctx.local_rows
 
     mu: float = hyper(0.0, "strong-convexity parameter mu > 0 of the method (0 = the problem's exact mu)", low=0.0)
     a: float = hyper(0.0, "weight offset a in alpha_t = (t+a)^2 (0 = 4L/mu)", low=0.0)

@@ -41,6 +41,7 @@ class FedAvg(Algorithm):
 
     name = "fedavg"
     summary = "local SGD with weighted averaging and server step size (smooth problems)"
+    uses_client_streams = False  # draws only through ctx.gradients / ctx.local_rows
 
     step: float = hyper(0.01, "client step size eta_c > 0", low=0.0, strict=True)
     server_step: float = hyper(1.0, "server step size eta_s > 0", low=0.0, strict=True)

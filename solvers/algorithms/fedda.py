@@ -56,6 +56,7 @@ class FedMiD(Algorithm):
 
     name = "fedmid"
     summary = "federated mirror descent: local proximal SGD, primal averaging (Yuan et al. 2021)"
+    uses_client_streams = False  # draws only through ctx.gradients / ctx.local_rows
 
     step: float = hyper(1e-3, "client step size eta_c > 0", low=0.0, strict=True)
     server_step: float = hyper(1.0, "server step size eta_s > 0", low=0.0, strict=True)
@@ -94,6 +95,7 @@ class FedDA(Algorithm):
 
     name = "fedda"
     summary = "federated dual averaging: clients accumulate gradients in the dual (Yuan et al. 2021)"
+    uses_client_streams = False  # draws only through ctx.gradients / ctx.local_rows
 
     step: float = hyper(1e-3, "client step size eta_c > 0", low=0.0, strict=True)
     server_step: float = hyper(1.0, "server step size eta_s > 0", low=0.0, strict=True)

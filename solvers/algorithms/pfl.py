@@ -48,6 +48,7 @@ class PFL(Algorithm):
 
     name = "pfl"
     summary = "perturbed local steps at beta*w + (1-beta)*(neighbour average), similarity-graph weights (full part.)"
+    uses_client_streams = False  # draws only through ctx.gradients / ctx.local_rows
 
     step: float = hyper(0.01, "client step size gamma > 0", low=0.0, strict=True)
     beta: float = hyper(0.5, "perturbation parameter beta in (0, 1] (1 = FedAvg)", low=0.0, strict=True)
