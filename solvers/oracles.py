@@ -39,7 +39,7 @@ from fedrates.solvers import kernels
 from fedrates.solvers.problems.base import Problem
 from fedrates.solvers.problems.datafits import DenseQuadratic, GaussianPopulation, SampleLeastSquares
 
-__all__ = ["Streams", "make_streams", "make_streams_many", "minibatch_gradients", "exact_gradients", "GradientOracle"]
+__all__ = ["Streams", "make_streams", "minibatch_gradients", "exact_gradients", "GradientOracle"]
 
 #: largest number of float64 values drawn ahead in one round (64 MB)
 _PREFETCH_BUDGET = 1 << 23
@@ -64,17 +64,6 @@ def make_streams(seed: int, clients: int) -> Streams:
     children = np.random.SeedSequence(int(seed)).spawn(clients + 1)
     gens = [np.random.default_rng(c) for c in children]
     return Streams(server=gens[0], clients=gens[1:])
-
-
-def make_streams_many(seeds: Sequence[int], clients: int) -> list[Streams]:
-    """``[make_streams(s, clients) for s in seeds]``, the seed sequences of all streams hashed at once
-    (:mod:`fedrates.solvers._seeds`: the same generators, states and ``seed_seq`` answers)."""
-    from fedrates.solvers import _seeds
-
-    seeds = [int(s) for s in seeds]
-    if any(not 0 <= s < _seeds.LIMIT for s in seeds) or not _seeds.agrees_with_numpy():
-        return [make_streams(s, clients) for s in seeds]
-    return [Streams(server=gens[0], clients=gens[1:]) for gens in _seeds.generators(seeds, clients + 1)]
 
 
 def _unit_shape(problem: Problem, batch: int, replace: bool) -> tuple[int, ...] | None:

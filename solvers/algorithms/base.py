@@ -51,7 +51,7 @@ import numpy as np
 from fedrates._lazy import lazy_import
 from fedrates.solvers.algorithms._trace import COLUMNS, METRICS, BatchTrace, Metrics, Trace
 from fedrates.solvers.errors import InputError, VerificationError, unknown_name
-from fedrates.solvers.oracles import GradientOracle, make_streams, make_streams_many
+from fedrates.solvers.oracles import GradientOracle, make_streams
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
@@ -65,8 +65,6 @@ DIVERGENCE_FACTOR = 1e6
 #: bytes of recorded output points held before their metrics are evaluated in one batched pass
 _METRIC_BUDGET = 1 << 25
 GRADIENTS = ("stochastic", "exact")
-#: the stream factory as imported (see run_batch)
-_PRISTINE_STREAMS = make_streams
 
 
 # ---- hyperparameters -------------------------------------------------------------------------------------------
@@ -372,9 +370,7 @@ def run_batch(
             raise InputError(f"w0 has shape {w0.shape}; expected {problem.shape} or {(R,) + problem.shape}")
     limit = DIVERGENCE_FACTOR * (1 + problem.norm(W0) + metrics.reference_norm())
 
-    # all seeds' streams hashed at once, unless make_streams was replaced (a broken variant) and must be honoured
-    streams = (make_streams_many(seeds, K) if make_streams is _PRISTINE_STREAMS
-               else [make_streams(s, K) for s in seeds])
+    streams = [make_streams(s, K) for s in seeds]
     oracle = GradientOracle(problem, [st.clients for st in streams], alg.batch, exact=(gradients == "exact"),
                             replace=replace, prefetch=not alg.uses_client_streams)
     all_clients = np.broadcast_to(np.arange(K), (R, K))

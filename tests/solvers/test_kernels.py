@@ -28,7 +28,8 @@ def _close(a, b):
     assert np.array_equal(a == 0, b == 0)
 
 
-@pytest.mark.parametrize("N,d,P,B", [(40, 7, 9, 3), (512, 300, 33, 10), (64, 1, 5, 64)])
+@pytest.mark.parametrize("N,d,P,B", [(40, 7, 9, 3), (512, 300, 33, 10), (64, 1, 5, 64), (200, 13, 7, 15), (90, 5, 4, 5),
+                                   (300, 17, 6, 12)])
 def test_lsq_rows_matches_numpy(N, d, P, B):
     rng = np.random.default_rng(N + d)
     X, y = rng.standard_normal((N, d)), rng.standard_normal(N)

@@ -1,4 +1,4 @@
-"""Minibatch draws made ahead across rounds, and the streams of all seeds hashed at once, change nothing.
+"""Minibatch draws made ahead across rounds change nothing.
 
 Drawing several rounds of a client's uniforms in one ``Generator.random`` call and serving them round by round must
 give exactly the numbers of round-by-round drawing: runs with the draws made ahead (algorithms declaring
@@ -15,7 +15,7 @@ import pytest
 from fedrates.solvers import algorithms, kernels, oracles, problems
 from fedrates.solvers.algorithms import base
 from fedrates.solvers.algorithms.fedavg import FedAvg
-from fedrates.solvers.oracles import GradientOracle, make_streams, make_streams_many
+from fedrates.solvers.oracles import GradientOracle, make_streams
 
 SMOOTH = problems.make("lasso", clients=6, samples=20, dim=12, sparsity=3, lam=0.0)
 LASSO = problems.make("lasso", clients=6, samples=20, dim=12, sparsity=3, lam=0.02, radius=5.0)
@@ -174,40 +174,6 @@ def test_floyd_rows_equal_floyd_with_offsets(n, B, backend):
     for q in range(5):
         expected = kernels.floyd(U[q], n, backend="numpy") + offsets[q]
         assert np.array_equal(got[:, q], expected)
-
-
-SEEDS = [0, 1, 5, 123456789, 2**32 - 1, 2**32, 2**40 + 7, 2**63, 10**30, 2**128 - 1]
-
-
-def test_streams_hashed_at_once_equal_make_streams():
-    many = make_streams_many(SEEDS, 5)
-    for s, st in zip(SEEDS, many, strict=True):
-        ref = make_streams(s, 5)
-        for g, h in zip([st.server] + st.clients, [ref.server] + ref.clients, strict=True):
-            assert g.bit_generator.state == h.bit_generator.state
-            assert np.array_equal(g.random(7), h.random(7))
-            a, b = g.bit_generator.seed_seq, h.bit_generator.seed_seq
-            assert (a.entropy, a.spawn_key, a.pool_size) == (b.entropy, b.spawn_key, b.pool_size) and a.entropy == s
-            assert np.array_equal(a.pool, b.pool)
-            assert np.array_equal(a.generate_state(3), b.generate_state(3))
-            assert all(np.array_equal(x.random(3), y.random(3)) for x, y in zip(g.spawn(2), h.spawn(2), strict=True))
-
-
-def test_streams_fall_back_to_numpy_if_its_hash_ever_differs(monkeypatch):
-    from fedrates.solvers import _seeds
-
-    assert _seeds.agrees_with_numpy()
-    monkeypatch.setattr(_seeds, "_AGREES", [False])
-    st = make_streams_many([3], 2)[0]
-    assert type(st.clients[0].bit_generator.seed_seq) is np.random.SeedSequence
-    assert st.clients[0].bit_generator.state == make_streams(3, 2).clients[0].bit_generator.state
-
-
-def test_streams_outside_the_hashed_range_fall_back_to_numpy():
-    big = make_streams_many([2**128, 3], 2)
-    assert big[0].clients[0].bit_generator.state == make_streams(2**128, 2).clients[0].bit_generator.state
-    with pytest.raises(ValueError):
-        make_streams_many([-1], 2)
 
 
 def test_replaced_stream_factory_is_honoured(monkeypatch):
