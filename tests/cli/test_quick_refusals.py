@@ -224,3 +224,51 @@ def test_quick_refusals_import_neither_sympy_nor_numpy(tmp_path):
         assert loaded == [], f"{case_id} imported {loaded} before refusing"
     # a value the quick parser cannot decide (pi - pi is exactly 0 for sympy) goes to the full parser
     assert results[-1][0] == 2 and "sympy" in results[-1][1]
+
+
+# ---- verify --only from the stored claim ids
+
+@pytest.mark.parametrize("pattern", ["zz-no-such-claim", "bao.thm2.1/rate-Z", "*.nothing", "das.eq8/exact-no-clipx"])
+def test_only_refused_from_stored_ids_with_the_registry_message(pattern, tmp_path, monkeypatch):
+    from fedrates.verify import claim_index, claims
+
+    monkeypatch.setenv("FEDRATES_CACHE", str(tmp_path / "cache"))
+    assert claim_index.stored_ids() is None
+    claim_index.check_only(pattern)  # nothing stored: no decision here
+    with pytest.raises(InputError) as full:
+        claims.select(pattern)
+    claim_index.store_ids(claims.ids())
+    assert claim_index.stored_ids() == claims.ids()
+    with pytest.raises(InputError) as quick:
+        claim_index.check_only(pattern)
+    assert str(quick.value) == str(full.value)
+
+
+def test_only_matching_a_stored_id_goes_on_to_the_registry(tmp_path, monkeypatch):
+    from fedrates.verify import claim_index, claims
+
+    monkeypatch.setenv("FEDRATES_CACHE", str(tmp_path / "cache"))
+    claim_index.store_ids(claims.ids())
+    for pattern in ["bao.*", claims.ids()[0], "rate"]:
+        claim_index.check_only(pattern)
+        assert claims.select(pattern)
+
+
+def test_stored_ids_are_keyed_by_the_code(tmp_path, monkeypatch):
+    from fedrates.verify import claim_index
+
+    monkeypatch.setenv("FEDRATES_CACHE", str(tmp_path / "cache"))
+    claim_index.store_ids(["a/1"])
+    assert claim_index.stored_ids() == ["a/1"]
+    monkeypatch.setattr(claim_index, "_code_digest", lambda: "another version of the code")
+    assert claim_index.stored_ids() is None
+
+
+def test_verify_only_refusal_imports_no_claim_module(tmp_path):
+    cache = tmp_path / "cache"
+    (listed,) = _run([["list", "claims"]], cache)  # stores the ids
+    assert listed[0] == 0 and "numpy" in listed[1]
+    argv = ["verify", "--only", "zz-no-such-claim", "--out", str(tmp_path / "v")]
+    (refused,) = _run([argv], cache)
+    assert refused == [2, []]
+    assert not (tmp_path / "v").exists()
