@@ -44,7 +44,8 @@ def register(subparsers: Any) -> None:
 
 
 def _lookup(theorem_id: str):
-    """The theorem, importing only its paper's catalogue module when the id names a known paper."""
+    """The theorem, importing only its paper's catalogue module when the id names a known paper (and building only
+    that theorem when the module offers ``theorem(id)``)."""
     import importlib
 
     from fedrates.bounds.catalog import PAPERS, get
@@ -55,9 +56,15 @@ def _lookup(theorem_id: str):
             module = importlib.import_module(f"fedrates.bounds.catalog.{paper}")
         except ModuleNotFoundError:
             module = None
-        for theorem in getattr(module, "THEOREMS", ()):
-            if theorem.id == theorem_id:
-                return theorem
+        build_one = getattr(module, "theorem", None)  # a catalogue that builds one theorem at a time
+        if build_one is not None:
+            found = build_one(theorem_id)
+            if found is not None:
+                return found
+        else:
+            for theorem in getattr(module, "THEOREMS", ()):
+                if theorem.id == theorem_id:
+                    return theorem
     return get(theorem_id)  # unknown id: the registry's error with a suggestion
 
 
