@@ -35,6 +35,11 @@ _CONSTANTS = {"pi": sp.pi}
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
 
 
+def _is_zero(expr: sp.Expr) -> bool:
+    """0 as an Integer or as a Float (``Float(0.0) == 0`` is False in sympy, and dividing by it raises)."""
+    return expr == 0 or expr.is_zero is True
+
+
 def _fail(text: str, why: str) -> InputError:
     return InputError(f"cannot use expression '{shown(text)}': {why}")
 
@@ -92,14 +97,14 @@ class _Builder:
         if op == "*":
             return left * right
         if op == "/":
-            if right == 0:
+            if _is_zero(right):
                 raise _fail(self.text, "division by zero")
             return left / right
         if right.is_number and abs(float(right)) > MAX_NUMERIC_EXPONENT:
             raise _fail(self.text, f"exponent {right} is too large (|exponent| <= {MAX_NUMERIC_EXPONENT})")
-        if left == 0 and right.is_number and float(right) < 0:
+        if _is_zero(left) and right.is_number and float(right) < 0:
             raise _fail(self.text, "division by zero")
-        if left.is_number and right.is_number and left != 0:
+        if left.is_number and right.is_number and not _is_zero(left):
             digits = abs(float(right)) * abs(float(sp.log(sp.Abs(left), 10).evalf(15)))
             if digits > MAX_NUMERIC_EXPONENT:
                 raise _fail(self.text, "number too large")
@@ -145,7 +150,10 @@ def parse_expression(text: str, allowed: Iterable[str] | Mapping[str, sp.Symbol]
         raise _fail(text, "not a valid arithmetic expression") from None
     except (ValueError, RecursionError, MemoryError):
         raise _fail(text, "not a valid arithmetic expression") from None
-    return _Builder(text, _symbol_table(allowed)).build(tree)
+    try:
+        return _Builder(text, _symbol_table(allowed)).build(tree)
+    except (TypeError, ZeroDivisionError, OverflowError):  # a complex exponent or base met a float comparison
+        raise _fail(text, "not a finite real number") from None
 
 
 def parse_number(text: str, values: Mapping[str, float] | None = None, allowed: Iterable[str] = ()) -> float:

@@ -141,19 +141,21 @@ def _operands(*parts: Value) -> list[tuple[Fraction, Fraction]]:
     return [(p.lo, p.hi) if p.exact else _widen(p.lo, p.hi) for p in parts]
 
 
-def _float(q: Fraction) -> float:
-    value = float(q)  # OverflowError beyond double range: undecided (caught by the caller)
-    if not math.isfinite(value):
-        raise Undecided("outside double range")
-    return value
-
-
 def _log(q: Fraction) -> tuple[float, float]:
     """An interval containing ln q (q > 0), computed from the integers (no overflow)."""
     top, bottom = math.log(q.numerator), math.log(q.denominator)
     value = top - bottom
     slack = 1e-12 * max(1.0, abs(top) + abs(bottom))
     return value - slack, value + slack
+
+
+def _sqrt_bounds(q: Fraction) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo <= sqrt(q) <= hi`` (q > 0) about 2**-64 apart relatively, from integer square roots (no
+    float: a subnormal or underflowing q keeps its precision)."""
+    n, d = q.numerator, q.denominator
+    k = max(0, (128 - (n.bit_length() - d.bit_length())) // 2 + 1)
+    root = math.isqrt((n << (2 * k)) // d)  # root <= sqrt(n 4^k / d) < root + 1
+    return Fraction(root, 1 << k), Fraction(root + 1, 1 << k)
 
 
 def _frac(x: float) -> Fraction:
@@ -331,8 +333,7 @@ class _Walker:
             a1, a2 = _operands(x)[0]
             if a1 <= 0:
                 raise Undecided("square root near or below 0")  # complex in sympy below 0
-            return _inexact(_frac(math.sqrt(_float(a1)) * (1 - 1e-12)), _frac(math.sqrt(_float(a2)) * (1 + 1e-12)),
-                            x)
+            return _inexact(_sqrt_bounds(a1)[0], _sqrt_bounds(a2)[1], x)
         # log(x) or log(x, base)
         if x.exact and x.lo == 1 and len(args) == 1:
             return Value.exact_value(0)

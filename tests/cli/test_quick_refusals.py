@@ -31,7 +31,8 @@ from fedrates.verify.commands import _theorem_index
 ATOMS = ["0", "1", "2", "3", "7", "10", "0.5", "0.1", "2.5", "1e-3", "0.0", "1e308", "1e-320", "1e-400", "709",
          "710", "709.0", "999", "1000", "1001", "1e400", "pi", "x", "_a", "True", "'s'", "1j", "e", "mu", "sqrt",
          "None", "10**400", "1/3"]
-NUMBERS = ["0", "1", "2", "3", "7", "10", "0.5", "0.1", "2.5", "1e-3", "0.0", "1e-5", "100", "1e10", "pi", "1e-300"]
+NUMBERS = ["0", "1", "2", "3", "7", "10", "0.5", "0.1", "2.5", "1e-3", "0.0", "1e-5", "100", "1e10", "pi", "1e-300",
+           "1e300", "1/10**320", "999.9999999", "709"]  # and values whose roots or products leave double range
 OPS = ["+", "-", "*", "/", "**"]
 
 
@@ -104,6 +105,15 @@ def test_quick_parser_messages(text, message):
     assert quick == _outcome(parse_number, text)
     if message is not None:
         assert quick == ("error", message)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("1.5/0.0", "cannot use expression '1.5/0.0': division by zero"),  # a Float 0 is not == 0 in sympy
+    ("0.0**-1", "cannot use expression '0.0**-1': division by zero"),
+    ("2**sqrt(-1)", "cannot use expression '2**sqrt(-1)': not a finite real number"),
+])
+def test_sympy_parser_refuses_float_zero_and_complex_exponents_in_one_line(text, message):
+    assert _outcome(parse_number, text) == ("error", message)
 
 
 @pytest.mark.parametrize("text", ["1/(0.5-0.5)", "exp(1)", "10**1000", "exp(709)", "2**x", "(-8)**(1/3)"])
