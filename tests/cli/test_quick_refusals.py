@@ -282,3 +282,29 @@ def test_verify_only_refusal_imports_no_claim_module(tmp_path):
     (refused,) = _run([argv], cache)
     assert refused == [2, []]
     assert not (tmp_path / "v").exists()
+
+
+# ---- the program ends right after a refusal, with its output flushed
+
+_ENTRY = r"""
+import sys, threading
+from fedrates.verify.cli import main
+sys.stdout.write("written before the refusal")  # buffered (stdout is a pipe): must still arrive
+if sys.argv[1] == "thread":
+    threading.Thread(target=threading.Event().wait, args=(1.0,), daemon=True).start()
+sys.argv = ["fedrates", "explore", "bao.thm2.1", "--set", "mu=1/0"]
+code = main()
+sys.stdout.write(" | returned")
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("mode", ["alone", "thread"])
+def test_refusal_ends_the_program_after_flushing(mode, tmp_path):
+    env = {**os.environ, "FEDRATES_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-c", _ENTRY, mode], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 2
+    assert proc.stderr == "fedrates: error: cannot use expression '1/0': division by zero\n"
+    # alone: the process ends inside main; with another thread running, main returns as usual
+    expected = "written before the refusal" + (" | returned" if mode == "thread" else "")
+    assert proc.stdout == expected
