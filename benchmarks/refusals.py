@@ -3,8 +3,10 @@
 Runs the installed ``fedrates`` entry point in a fresh process for each bad command line below (the same cases as the
 start of ``tests/cli/test_bad_input.py``), best of ``--repeat`` runs, and prints the wall time of each, the slowest,
 and the interpreter's bare start-up time for comparison (``python -c pass``), with the load average.  One successful
-``fedrates explore`` runs first, as on any installation that has answered once: it stores the theorem symbol table
-that ``explore`` refusals read instead of importing sympy (the first refusal on a fresh cache takes about 0.5 s).
+``fedrates explore`` and one ``fedrates list claims`` run first, as on any installation that has answered once: they
+store the theorem symbol table that ``explore`` refusals read instead of importing sympy, and the claim ids that
+``verify --only`` refusals read instead of importing every claims module (the first such refusal on a fresh cache
+takes 0.5-0.8 s).
 Usage: ``python benchmarks/refusals.py [--repeat 3] [--all]``; ``--all`` times every case of the bad-input table.
 """
 
@@ -74,6 +76,7 @@ def main() -> None:
     script = Path(sys.executable).with_name("fedrates")
     entry = [str(script)] if script.is_file() else [sys.executable, "-m", "fedrates.verify"]
     subprocess.run([*entry, "explore", "bao.thm2.1", "--exponent", "T"], capture_output=True, timeout=300, check=True)
+    subprocess.run([*entry, "list", "claims"], capture_output=True, timeout=300, check=True)
     print(f"load {os.getloadavg()[0]:.1f}   (wall, cpu)")
     bare, bare_cpu, _ = _time([sys.executable, "-c", "pass"], args.repeat)
     print(f"{bare:6.2f} s {bare_cpu:5.2f} s  python -c pass")

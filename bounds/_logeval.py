@@ -76,7 +76,7 @@ def _value(expr: sp.Expr) -> Fn:
         return lambda env: value
     names = _names(expr)
     symbols = sorted(expr.free_symbols, key=lambda s: s.name)
-    fn = sp.lambdify(symbols, expr, modules="numpy")
+    fn = sp.lambdify(symbols, expr, modules=[_numpy_namespace(), np], docstring_limit=0)
 
     def run(env: Env) -> np.ndarray:
         out = fn(*(env[n] for n in names))
@@ -88,6 +88,15 @@ def _value(expr: sp.Expr) -> Fn:
         return out.astype(float)
 
     return run
+
+
+def _numpy_namespace() -> dict[str, object]:
+    """The names ``lambdify``'s numpy printer emits besides ``numpy.<function>``, on top of the module's own
+    namespace.  Passing the module instead of the string ``"numpy"`` gives the same printer and the same code, but
+    skips sympy's ``from numpy import *`` (which loads numpy's lazy submodules, f2py and the build configuration:
+    about 0.1 s of every ``explore --solve``/``--dominant``); the names lost that way (linear algebra, submodules)
+    never occur in a scalar bound."""
+    return {"numpy": np, "I": 1j, "Abs": abs, "Heaviside": np.heaviside}
 
 
 def _nonnegative(expr: sp.Expr) -> bool:

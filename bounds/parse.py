@@ -19,22 +19,25 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import sympy as sp
 
+from fedrates.bounds.quickparse import ARITY, MAX_DEPTH, MAX_EXP_ARGUMENT, MAX_NUMERIC_EXPONENT
+from fedrates.bounds.quickparse import describe as _describe
 from fedrates.solvers.errors import MAX_INPUT_LENGTH, InputError, shown, suggest
 
 __all__ = ["MAX_LENGTH", "parse_expression", "parse_number", "parse_assignments", "FUNCTIONS", "shown"]
 
 #: longest accepted input, in characters
 MAX_LENGTH = MAX_INPUT_LENGTH
-#: deepest accepted expression tree
-MAX_DEPTH = 40
-#: largest |exponent| of a power of two numbers (guards against 10**10**10)
-MAX_NUMERIC_EXPONENT = 1000
-#: largest argument of exp (exp(709.78) is the largest double)
-MAX_EXP_ARGUMENT = 709.0
-
-FUNCTIONS = {"sqrt": (sp.sqrt, 1, 1), "log": (sp.log, 1, 2), "exp": (sp.exp, 1, 1)}
+# the limits, the functions' arities and the names of disallowed syntax are shared with the sympy-free quick path
+# (fedrates.bounds.quickparse), which must give the same messages
+_SYMPY = {"sqrt": sp.sqrt, "log": sp.log, "exp": sp.exp}
+FUNCTIONS = {name: (_SYMPY[name], lo, hi) for name, (lo, hi) in ARITY.items()}
 _CONSTANTS = {"pi": sp.pi}
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
+
+
+def _is_zero(expr: sp.Expr) -> bool:
+    """0 as an Integer or as a Float (``Float(0.0) == 0`` is False in sympy, and dividing by it raises)."""
+    return expr == 0 or expr.is_zero is True
 
 
 def _fail(text: str, why: str) -> InputError:
@@ -94,14 +97,14 @@ class _Builder:
         if op == "*":
             return left * right
         if op == "/":
-            if right == 0:
+            if _is_zero(right):
                 raise _fail(self.text, "division by zero")
             return left / right
         if right.is_number and abs(float(right)) > MAX_NUMERIC_EXPONENT:
             raise _fail(self.text, f"exponent {right} is too large (|exponent| <= {MAX_NUMERIC_EXPONENT})")
-        if left == 0 and right.is_number and float(right) < 0:
+        if _is_zero(left) and right.is_number and float(right) < 0:
             raise _fail(self.text, "division by zero")
-        if left.is_number and right.is_number and left != 0:
+        if left.is_number and right.is_number and not _is_zero(left):
             digits = abs(float(right)) * abs(float(sp.log(sp.Abs(left), 10).evalf(15)))
             if digits > MAX_NUMERIC_EXPONENT:
                 raise _fail(self.text, "number too large")
@@ -123,22 +126,6 @@ class _Builder:
             if float(sp.re(args[0]).evalf(15)) > MAX_EXP_ARGUMENT:
                 raise _fail(self.text, f"exp argument above {MAX_EXP_ARGUMENT:g} (the result would overflow)")
         return func(*args)
-
-
-def _describe(node: ast.AST) -> str:
-    names = {
-        ast.Attribute: "attribute access", ast.Subscript: "subscripting", ast.Lambda: "lambda",
-        ast.Compare: "comparison", ast.BoolOp: "boolean operator", ast.IfExp: "conditional expression",
-        ast.List: "list", ast.Tuple: "tuple", ast.Dict: "dict", ast.Set: "set", ast.JoinedStr: "f-string",
-        ast.ListComp: "comprehension", ast.GeneratorExp: "generator", ast.DictComp: "comprehension",
-        ast.SetComp: "comprehension", ast.Starred: "starred argument", ast.NamedExpr: "assignment",
-        ast.Await: "await", ast.Slice: "slice",
-    }
-    if isinstance(node, ast.BinOp):
-        return f"operator {type(node.op).__name__}"
-    if isinstance(node, ast.UnaryOp):
-        return f"operator {type(node.op).__name__}"
-    return names.get(type(node), type(node).__name__)
 
 
 def _symbol_table(allowed: Iterable[str] | Mapping[str, sp.Symbol]) -> dict[str, sp.Symbol]:
@@ -163,7 +150,10 @@ def parse_expression(text: str, allowed: Iterable[str] | Mapping[str, sp.Symbol]
         raise _fail(text, "not a valid arithmetic expression") from None
     except (ValueError, RecursionError, MemoryError):
         raise _fail(text, "not a valid arithmetic expression") from None
-    return _Builder(text, _symbol_table(allowed)).build(tree)
+    try:
+        return _Builder(text, _symbol_table(allowed)).build(tree)
+    except (TypeError, ZeroDivisionError, OverflowError):  # a complex exponent or base met a float comparison
+        raise _fail(text, "not a finite real number") from None
 
 
 def parse_number(text: str, values: Mapping[str, float] | None = None, allowed: Iterable[str] = ()) -> float:

@@ -6,11 +6,10 @@ Bao et al. has two: :mod:`verify.claims.bao` (Theorem 2.1 and 3.2 claims) and :m
 
 from __future__ import annotations
 
-import fnmatch
 import importlib
 from functools import cache
 
-from fedrates.solvers.errors import InputError, unknown_name
+from fedrates.solvers.errors import unknown_name
 from fedrates.verify.claims.base import Claim
 
 __all__ = ["Claim", "all_claims", "get", "ids", "select"]
@@ -53,11 +52,9 @@ def select(pattern: str | None) -> list[Claim]:
     claims = all_claims()
     if not pattern:
         return claims
-    chosen = [c for c in claims if fnmatch.fnmatchcase(c.id, pattern) or pattern in c.id]
-    if not chosen:
-        import difflib
+    from fedrates.verify.claim_index import matches, no_match  # shared with the refusal from the stored ids
 
-        close = difflib.get_close_matches(pattern, [c.id for c in claims], n=3, cutoff=0.3)
-        hint = f"; close ids: {', '.join(close)}" if close else f"; available: {', '.join(c.id for c in claims)}"
-        raise InputError(f"--only '{pattern}' matches no claim{hint}")
+    chosen = [c for c in claims if matches(c.id, pattern)]
+    if not chosen:
+        raise no_match(pattern, [c.id for c in claims])
     return chosen

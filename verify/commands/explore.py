@@ -44,7 +44,8 @@ def register(subparsers: Any) -> None:
 
 
 def _lookup(theorem_id: str):
-    """The theorem, importing only its paper's catalogue module when the id names a known paper."""
+    """The theorem, importing only its paper's catalogue module when the id names a known paper (and building only
+    that theorem when the module offers ``theorem(id)``)."""
     import importlib
 
     from fedrates.bounds.catalog import PAPERS, get
@@ -55,9 +56,15 @@ def _lookup(theorem_id: str):
             module = importlib.import_module(f"fedrates.bounds.catalog.{paper}")
         except ModuleNotFoundError:
             module = None
-        for theorem in getattr(module, "THEOREMS", ()):
-            if theorem.id == theorem_id:
-                return theorem
+        build_one = getattr(module, "theorem", None)  # a catalogue that builds one theorem at a time
+        if build_one is not None:
+            found = build_one(theorem_id)
+            if found is not None:
+                return found
+        else:
+            for theorem in getattr(module, "THEOREMS", ()):
+                if theorem.id == theorem_id:
+                    return theorem
     return get(theorem_id)  # unknown id: the registry's error with a suggestion
 
 
@@ -140,10 +147,27 @@ def _precheck(args: argparse.Namespace) -> None:
 
 def _index_precheck(args: argparse.Namespace, index: dict[str, Any]) -> None:
     """The checks that need only the theorem's letters, read from the cached symbol table (no sympy): unknown
-    theorem, unknown or repeated symbol, a zero where 0 is not allowed, an unknown or conditions-only variable, and
-    missing values.  The same messages as the full checks in :func:`_validate`, which run again on the theorem."""
-    import math
+    theorem, unknown or repeated symbol, a bad value (zero where 0 is not allowed, negative, or arithmetic that
+    fails), an unknown or conditions-only variable, a bad range or target, and missing values.  The same messages,
+    in the same order, as the full checks in :func:`_validate`, which run again on the theorem.  Arithmetic values
+    are decided by :mod:`fedrates.bounds.quickparse` where that is certain; where it is not, the checks stop here
+    and the full path decides."""
+    from fedrates.bounds.quickparse import Undecided
 
+    try:
+        _quick_checks(args, index)
+    except Undecided:
+        return  # the sympy parser decides this value and everything after it
+
+
+def _quick_value(text: str, names: Any) -> Any:
+    from fedrates.bounds.quickparse import quick_number
+
+    return quick_number(text, names)
+
+
+def _quick_checks(args: argparse.Namespace, index: dict[str, Any]) -> None:
+    from fedrates.bounds.quickparse import Undecided
     from fedrates.solvers.errors import MAX_INPUT_LENGTH, shown, suggest, unknown_name
     if args.theorem not in index:
         raise unknown_name("theorem", args.theorem, index)
@@ -152,7 +176,7 @@ def _index_precheck(args: argparse.Namespace, index: dict[str, Any]) -> None:
     given: set[str] = set()
     for item in args.assignments:
         if len(item) > MAX_INPUT_LENGTH or "=" not in item:
-            return  # the full parser words these
+            raise Undecided("the full parser words these")
         key, _, text = item.partition("=")
         key = key.strip()
         if key not in free:
@@ -161,13 +185,18 @@ def _index_precheck(args: argparse.Namespace, index: dict[str, Any]) -> None:
         if key in given:
             raise InputError(f"--set gives '{key}' twice; give each symbol once")
         given.add(key)
-        try:
-            value = float(text)
-        except ValueError:
-            return  # arithmetic: parsed (and checked) with sympy
-        if key not in zero_ok and math.isfinite(value) and value == 0:
-            raise InputError(f"value of '{key}' must be positive (all symbols but indicators and round indices are "
-                             f"positive), got {value:g}")
+        quick = _quick_value(text, free)  # plain numbers too: '-0' and '1e-400' are 0 for the full parser
+        if key in zero_ok:
+            ok = quick.nonnegative()
+            if ok is False:
+                raise InputError(f"value of '{key}' must be >= 0, got {quick.shown()}")
+        else:
+            ok = quick.positive()
+            if ok is False:
+                raise InputError(f"value of '{key}' must be positive (all symbols but indicators and round indices "
+                                 f"are positive), got {quick.shown()}")
+        if ok is None:
+            raise Undecided("sign")
     for opt in ("exponent", "solve", "dominant"):
         var = getattr(args, opt)
         if var is None:
@@ -177,11 +206,15 @@ def _index_precheck(args: argparse.Namespace, index: dict[str, Any]) -> None:
         if var not in rhs:
             raise InputError(f"--{opt} {shown(var)}: '{shown(var)}' appears only in the conditions of "
                              f"{args.theorem}, not in its rhs")
-    for text in ([args.target] if args.target is not None else []) + list(args.vrange or ()):
-        try:
-            float(text)
-        except ValueError:
-            return  # arithmetic target or range: parsed (and checked) with sympy before the missing values
+    if args.vrange:
+        lo, hi = (_quick_value(t, ()) for t in args.vrange)
+        (lo_lo, lo_hi), (hi_lo, hi_hi) = lo.floats(), hi.floats()
+        if lo_hi <= 0 or lo_lo >= hi_hi:
+            raise InputError(f"--range must satisfy 0 < LO < HI, got LO = {lo.shown()}, HI = {hi.shown()}")
+        if not (lo_lo > 0 and lo_hi < hi_lo):
+            raise Undecided("range order")
+    if args.target is not None:
+        _quick_value(args.target, given)  # a name of a given symbol is undecided here
     for opt in ("solve", "dominant"):
         var = getattr(args, opt)
         if var is not None:

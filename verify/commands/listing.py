@@ -69,6 +69,10 @@ def _run(args: argparse.Namespace) -> int:
 
         raise InputError("--paper only applies to `fedrates list theorems`")
     names = _names(args.what)
+    if args.what == "claims" and names:
+        from fedrates.verify.claim_index import store_ids
+
+        store_ids(names)  # lets `verify --only PATTERN` refuse a pattern matching no claim without the registry
     if args.json:
         print_json({args.what: names or []})
         return 0

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fnmatch
-import multiprocessing
 import os
 import sys
 import time
@@ -102,6 +101,8 @@ def _map(fn: Any, tasks: list, jobs: int) -> list:
     server that has only imported the claims."""
     if not tasks:
         return []
+    import multiprocessing  # here, not at module level: every command's parser imports this module
+
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if "forkserver" in methods:

@@ -57,12 +57,16 @@ def main(args: argparse.Namespace) -> int:
         raise InputError(f"unknown profile '{args.profile}'; expected one of: {', '.join(PROFILES)}")
     jobs, base_seed = validate_verify(args)  # ranges checked before any claim is loaded
     jobs = jobs if jobs is not None else max(1, os.cpu_count() or 1)
-    from fedrates.verify import claims as claim_registry
     from fedrates.verify import executors
+    from fedrates.verify.claim_index import check_only, store_ids
 
     pool = executors.make(args.executor, args.scheduler)  # a factory: nothing is started until the sweep runs
+    check_only(args.only)  # a pattern matching no stored claim id is refused before the registry is imported
+    from fedrates.verify import claims as claim_registry
+
     selected = claim_registry.select(args.only)
     out = _prepare_out(args.out)
+    store_ids(claim_registry.ids())  # once the arguments are accepted: a refusal writes nothing
     from fedrates.verify.pipeline import verify_claims
 
     started = time.perf_counter()
