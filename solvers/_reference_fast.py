@@ -114,7 +114,8 @@ class Gram:
         except np.linalg.LinAlgError:
             return None, 0.0
         anorm = float(np.max(np.sum(self.abs_Q, axis=0)))
-        rcond, info = sla.lapack.dpocon(np.asfortranarray(low), anorm, uplo="L")
+        # Q̄ = UᵀU with U = Lᵀ: the transpose of the C-ordered factor is Fortran-ordered, so LAPACK reads it uncopied
+        rcond, info = sla.lapack.dpocon(low.T, anorm, uplo="U")
         if info != 0 or not rcond > 1e3 * self.dim * UNIT:
             return None, float(rcond)
         return low, float(rcond)
