@@ -30,12 +30,13 @@ algorithms' Monte-Carlo means with these moments.  Cost: O(R·E·K·D³) for sta
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import itertools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Oracle", "LinearMethod", "Moments", "moments", "fedavg_like", "fast_fedda", "c_fedda",
+__all__ = ["Oracle", "LinearMethod", "Moments", "moments", "fedavg_like", "fast_fedda", "c_fedda", "mc_fedda",
            "squared_distance", "quadratic_oracle", "sample_oracle"]
 
 
@@ -120,23 +121,40 @@ class LinearMethod:
     local_steps: int
     server_weight: float  # η_s: s' = (1 − η_s)s + η_s Σ π_k P u_k
     output: Callable[[int], np.ndarray]
+    #: other points a wrong implementation could return (name → output map like ``output``): their exact means
+    #: give the power of a returned-point check against them
+    alternatives: Mapping[str, Callable[[int], np.ndarray]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Moments:
-    """Mean (R+1, d) and covariance (R+1, d, d) of the returned point after r = 0..R rounds."""
+    """Mean (R+1, d) and covariance (R+1, d, d) of the returned point after r = 0..R rounds; ``alternatives``
+    maps the name of each alternative output of the method to its exact mean (R+1, d)."""
 
     mean: np.ndarray
     cov: np.ndarray
+    alternatives: Mapping[str, np.ndarray] = field(default_factory=dict)
 
 
-def moments(method: LinearMethod, oracle: Oracle, weights: np.ndarray, rounds: int) -> Moments:
-    """Exact mean and covariance of the returned point after every round 0..``rounds`` (full participation)."""
+def moments(method: LinearMethod, oracle: Oracle, weights: np.ndarray, rounds: int,
+            participating: int | None = None) -> Moments:
+    """Exact mean and covariance of the returned point after every round 0..``rounds``.
+
+    ``participating`` = m < K: each round the server samples m of the K clients uniformly without replacement and
+    aggregates with the renormalised weights p_k = π_k/Σ_{j∈S}π_j (the runner's client sampling).  Conditionally on
+    the sample S the clients are independent, so E[s's'ᵀ] = (1/|𝒮|) Σ_S [A_S S A_Sᵀ + Σ_{k∈S} q_{k,S}²(PΨ_k(LSLᵀ)Pᵀ
+    − A_k S A_kᵀ)] with q_{k,S} = η_s p_k and A_S = (1 − η_s)I + Σ_{k∈S} q_{k,S}A_k, averaged over all C(K, m)
+    samples (exact; full participation is the single sample S = [K])."""
     weights = np.asarray(weights, dtype=float)
     K = oracle.clients
+    m = K if participating is None else int(participating)
+    if not 1 <= m <= K:
+        raise ValueError(f"participating={m} must be in [1, {K}]")
+    samples = list(itertools.combinations(range(K), m))
     s0 = np.asarray(method.init, dtype=float)
     S = np.outer(s0, s0)
     means, covs = [], []
+    alts: dict[str, list[np.ndarray]] = {name: [] for name in method.alternatives}
 
     def record(r: int) -> None:
         O = method.output(r)
@@ -144,13 +162,14 @@ def moments(method: LinearMethod, oracle: Oracle, weights: np.ndarray, rounds: i
         mu = O @ S[:, -1]
         means.append(mu)
         covs.append(0.5 * (m2 + m2.T) - np.outer(mu, mu))
+        for name, out in method.alternatives.items():
+            alts[name].append(out(r) @ S[:, -1])
 
     record(0)
     L, P, eta_s = method.lift, method.project, method.server_weight
     for r in range(rounds):
         steps = [method.step(r, e) for e in range(method.local_steps)]
-        A = (1.0 - eta_s) * np.eye(S.shape[0])
-        extra = np.zeros_like(S)
+        Aks, second = [], []
         for k in range(K):
             Tk = np.eye(L.shape[0])
             M = L @ S @ L.T
@@ -158,13 +177,22 @@ def moments(method: LinearMethod, oracle: Oracle, weights: np.ndarray, rounds: i
                 Tk = oracle.mean_map(k, F, G, C) @ Tk
                 M = oracle.second(k, F, G, C, M)
             Ak = P @ Tk @ L
-            q = eta_s * weights[k]
-            A = A + q * Ak
-            extra += q * q * (P @ M @ P.T - Ak @ S @ Ak.T)
-        S = A @ S @ A.T + extra
+            Aks.append(Ak)
+            second.append(P @ M @ P.T - Ak @ S @ Ak.T)
+        S_new = np.zeros_like(S)
+        for sample in samples:
+            total = float(sum(weights[k] for k in sample))
+            A = (1.0 - eta_s) * np.eye(S.shape[0])
+            extra = np.zeros_like(S)
+            for k in sample:
+                q = eta_s * weights[k] / total
+                A = A + q * Aks[k]
+                extra += q * q * second[k]
+            S_new += A @ S @ A.T + extra
+        S = S_new / len(samples)
         S = 0.5 * (S + S.T)
         record(r + 1)
-    return Moments(np.array(means), np.array(covs))
+    return Moments(np.array(means), np.array(covs), {k: np.array(v) for k, v in alts.items()})
 
 
 def squared_distance(m: Moments, point: np.ndarray, gaussian: bool) -> tuple[np.ndarray, np.ndarray | None]:
@@ -265,8 +293,24 @@ def fast_fedda(d: int, *, mu: float, a: float, gamma: float, local_steps: int,
             O[:, inum] = I / A(r * E - 1)
         return O
 
+    def last(r: int) -> np.ndarray:  # the last server point w_{T+1}
+        O = np.zeros((d, D))
+        O[:, iw] = I
+        return O
+
+    def shifted(r: int) -> np.ndarray:  # Σ_{t=0}^{T} α_t w_t / A_T = (w̃_{T+1} − α_{T+1}w_{T+1})/A_T: w₀ in, w_{T+1} out
+        O = np.zeros((d, D))
+        if r == 0:
+            O[:, -1] = w0
+        else:
+            T = r * E - 1
+            O[:, iwt] = I / A(T)
+            O[:, iw] = -alpha(T + 1) * I / A(T)
+        return O
+
     return LinearMethod(init=init, lift=np.eye(D), project=np.eye(D), step=step, local_steps=E, server_weight=1.0,
-                        output=output)
+                        output=output, alternatives={"last server point": last,
+                                                     "weights paired with w_t (index shifted by one)": shifted})
 
 
 def c_fedda(d: int, *, mu: float, a: float, gamma: float, local_steps: int,
@@ -319,8 +363,106 @@ def c_fedda(d: int, *, mu: float, a: float, gamma: float, local_steps: int,
             O[:, inum] = I / A(r - 1)
         return O
 
+    def last(r: int) -> np.ndarray:  # the last server point w̄_{R+1}
+        O = np.zeros((d, D))
+        O[:, iw] = I
+        return O
+
+    def shifted(r: int) -> np.ndarray:  # Σ_{j≤R} α_j w̄_j / A_R = (w̃_{R+1} − α_{R+1}w̄_{R+1})/A_R: centre in
+        O = np.zeros((d, D))
+        if r == 0:
+            O[:, -1] = w0
+        else:
+            O[:, iwt] = I / A(r - 1)
+            O[:, iw] = -alpha(r) * I / A(r - 1)
+        return O
+
     return LinearMethod(init=init, lift=np.eye(D), project=np.eye(D), step=step, local_steps=E, server_weight=1.0,
-                        output=output)
+                        output=output, alternatives={"last server point": last,
+                                                     "weights paired with w̄_r (index shifted by one)": shifted})
+
+
+def mc_fedda(d: int, *, mu: float, a: float, gamma: float, local_steps: int, stage_rounds: int, stages: int,
+             w0: np.ndarray | None = None) -> LinearMethod:
+    """MC-FedDA (Bao et al. Alg. 3) with constraints that never bind and a negligible penalty: ``stages`` C-FedDA
+    stages (:func:`c_fedda`) of ``stage_rounds`` rounds each (the last runs to the end), stage m + 1 centred at
+    stage m's output ŵ_{m+1} = num/A with fresh α, A, g, w̃.  State (g, w̃, w̄, num, centre, 1); the restart is the
+    linear map g ← 0, centre ← num/A_{R_m − 1}, w̄ ← centre, w̃ ← α₀·centre, num ← 0, applied before the first
+    gradient of the new stage.  Returned point: the current stage's output (its centre before its first round)."""
+    E, Rs, M = int(local_steps), int(stage_rounds), int(stages)
+    D, blk = _blocks(5, d)
+    w0 = np.zeros(d) if w0 is None else np.asarray(w0, dtype=float)
+    I = np.eye(d)
+    ig, iwt, iw, inum, ic = blk(0), blk(1), blk(2), blk(3), blk(4)
+
+    def alpha(r: int) -> float:
+        return (r + a) ** 2
+
+    def A(r: int) -> float:
+        return float(sum(alpha(j) for j in range(r + 1)))
+
+    def stage_of(r: int) -> tuple[int, int]:  # (stage, round within the stage) of global round r
+        m = min(r // Rs, M - 1)
+        return m, r - m * Rs
+
+    restart = np.eye(D)
+    for blk_ in (ig, iwt, iw, inum, ic):
+        restart[blk_] = 0.0
+    restart[ic, inum] = I / A(Rs - 1)
+    restart[iw, inum] = I / A(Rs - 1)
+    restart[iwt, inum] = alpha(0) * I / A(Rs - 1)
+
+    def step(r: int, e: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        m, rr = stage_of(r)
+        c = mu * A(rr) / 2 + gamma
+        Nw = np.zeros((d, D))
+        Nw[:, ig] = -I / (E * c)
+        Nw[:, iwt] = mu * E / 2 * I / (E * c)
+        Nw[:, ic] = gamma * I / c
+        N = np.eye(D)
+        N[iw] = Nw
+        if e == E - 1:
+            N[iwt] = N[iwt] + alpha(rr + 1) * Nw
+            N[inum] = N[inum] + alpha(rr) * Nw
+        Gin = np.zeros((D, d))
+        Gin[ig] = alpha(rr) * I
+        C = np.zeros((d, D))
+        C[:, iw] = I
+        if e == 0 and rr == 0 and m > 0:
+            return N @ restart, N @ Gin, C @ restart
+        return N, N @ Gin, C
+
+    init = np.zeros(D)
+    init[iwt] = alpha(0) * w0
+    init[iw] = w0
+    init[ic] = w0
+    init[-1] = 1
+
+    def output(r: int) -> np.ndarray:
+        O = np.zeros((d, D))
+        if r == 0:
+            O[:, ic] = I
+        else:
+            _, rr = stage_of(r - 1)
+            O[:, inum] = I / A(rr)
+        return O
+
+    def last(r: int) -> np.ndarray:
+        O = np.zeros((d, D))
+        O[:, iw] = I
+        return O
+
+    def first_stage(r: int) -> np.ndarray:  # the output of stage 0 (no restart)
+        O = np.zeros((d, D))
+        if r <= Rs:
+            return output(r)
+        O[:, ic] = I  # the centre of the current stage: the previous stage's output
+        return O
+
+    return LinearMethod(init=init, lift=np.eye(D), project=np.eye(D), step=step, local_steps=E, server_weight=1.0,
+                        output=output, alternatives={"last server point": last,
+                                                     "the current stage's centre (previous stage output)":
+                                                         first_stage})
 
 
 def fixed_point(method: LinearMethod, oracle: Oracle, weights: np.ndarray) -> np.ndarray:

@@ -450,3 +450,144 @@ def mu_of_mean_hessian() -> contextlib.AbstractContextManager:
         return wrong
 
     return _patched(constants, "compute", factory)
+
+
+# ---- wrong returned points (the law of the point ``run`` returns) ---------------------------------------------------
+class _PolyakOutput:
+    """Mixin: returns the uniform average of the returned points after rounds 1..R (Polyak averaging) instead of
+    the method's own output (the last server iterate for FedAvg, FedProx, FedMiD, FedDA)."""
+
+    def init(self, problem, w0):
+        state = dict(super().init(problem, w0))
+        return dict(state, _sum=np.zeros_like(np.asarray(w0, dtype=float)), _n=0)
+
+    def round(self, state, problem, ctx):
+        new = dict(super().round(state, problem, ctx))
+        point = super().output(new)
+        return dict(new, _sum=state["_sum"] + point, _n=state["_n"] + 1)
+
+    def output(self, state):
+        return super().output(state) if state["_n"] == 0 else state["_sum"] / state["_n"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedAvgPolyakOutput(_PolyakOutput, FedAvg):
+    """Wrong returned point: the average of the server iterates x_1..x_R instead of x_R."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedProxPolyakOutput(_PolyakOutput, FedProx):
+    """Wrong returned point: the average of the server iterates instead of the last one."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedMiDPolyakOutput(_PolyakOutput, FedMiD):
+    """Wrong returned point: the average of the server iterates instead of the last one."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedDAPolyakOutput(_PolyakOutput, FedDA):
+    """Wrong returned point: the average of the primal points w_1..w_R instead of w_R."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedAvgClientAverageOutput(FedAvg):
+    """Wrong returned point: the participants' average Σp_k w_k^E of the last round, before the server step
+    x_{r+1} = x_r + η_s(avg − x_r) (the state still evolves correctly)."""
+
+    def init(self, problem, w0):
+        state = super().init(problem, w0)
+        return dict(state, avg=state["x"])
+
+    def round(self, state, problem, ctx):
+        new = super().round(state, problem, ctx)
+        avg = state["x"] + (new["x"] - state["x"]) / self.server_step
+        return dict(new, avg=avg)
+
+    def output(self, state):
+        return state["avg"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FastFedDAIndexShift(FastFedDA):
+    """Wrong index range: (1/A_T)Σ_{t=0}^{T} α_t w_t (w₀ in, the last point w_{T+1} out) instead of α_t w_{t+1},
+    formed from the running sum w̃_{T+1} = Σ_{i≤T+1} α_i w̌_i."""
+
+    def output(self, state):
+        if state["A"] == 0:
+            return state["w0"]
+        return (state["wt"] - self._alpha(state["t"], state["a"]) * state["w"]) / state["A"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FastFedDAWtildeOutput(FastFedDA):
+    """Wrong estimator: the normalised running sum w̃_{T+1}/A_{T+1} (α-average over w₀..w_{T+1}, w₀ included)."""
+
+    def output(self, state):
+        if state["A"] == 0:
+            return state["w0"]
+        return state["wt"] / (state["A"] + self._alpha(state["t"], state["a"]))
+
+
+@dataclass(frozen=True, kw_only=True)
+class FastFedDAServerPointsOnly(FastFedDA):
+    """Wrong estimator: the α-weighted average over the server points w_{(r+1)E} only (what a real server can
+    form) instead of over every virtual point w_{t+1}, t = 0..T."""
+
+    def init(self, problem, w0):
+        state = super().init(problem, w0)
+        return dict(state, snum=np.zeros_like(state["w0"]), sA=0.0)
+
+    def round(self, state, problem, ctx):
+        new = super().round(state, problem, ctx)
+        alpha = self._alpha(new["t"] - 1, new["a"])
+        return dict(new, snum=state["snum"] + alpha * new["w"], sA=state["sA"] + alpha)
+
+    def output(self, state):
+        return state["w0"] if state["sA"] == 0 else state["snum"] / state["sA"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CFedDAIndexShift(CFedDA):
+    """Wrong index range: (1/A_R)Σ_{r=0}^{R} α_r w̄_r (the centre in, the last server point out) instead of
+    α_r w̄_{r+1}, formed from the running sum w̃_{R+1}."""
+
+    def output(self, state):
+        if state["A"] == 0:
+            return state["w0"]
+        return (state["wt"] - (state["r"] + state["a"]) ** 2 * state["wbar"]) / state["A"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CFedDAUniformAverage(CFedDA):
+    """Wrong weights: the uniform average of the server points w̄_1..w̄_{R+1} instead of the α_r-weighted one."""
+
+    def init(self, problem, w0):
+        state = super().init(problem, w0)
+        return dict(state, usum=np.zeros_like(state["w0"]), un=0)
+
+    def round(self, state, problem, ctx):
+        new = super().round(state, problem, ctx)
+        return dict(new, usum=state["usum"] + new["wbar"], un=state["un"] + 1)
+
+    def output(self, state):
+        return state["w0"] if state["un"] == 0 else state["usum"] / state["un"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MCFedDALastServerPoint(MCFedDA):
+    """Wrong returned point: the current stage's last server point w̄ instead of its α-weighted average."""
+
+    def output(self, state):
+        return state["w0"] if state["A"] == 0 else state["wbar"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MCFedDAStageCentre(MCFedDA):
+    """Wrong returned point: the current stage's centre ŵ_m (the previous stage's output) instead of ŵ_{m+1}; in
+    the first stage the running output, so the bug shows only after a restart."""
+
+    def output(self, state):
+        if state["stage"] == 0:
+            return super().output(state)
+        return state["w0"]

@@ -270,6 +270,204 @@ class FedAvgFixedPoint(ExactMoments):
         return v
 
 
+# ---- the law of the returned point --------------------------------------------------------------------------------
+def returned_point_check(y: np.ndarray, mean: np.ndarray, cov: np.ndarray, replicas: int, scale: np.ndarray,
+                         alternatives: dict[str, np.ndarray] | None = None,
+                         confidence: float = tol.EXACT_CONFIDENCE,
+                         resolution: float = tol.EXACT_RESOLUTION) -> checks.CheckResult:
+    """E[ŵ_r] = m_r at every recorded round r, two-sided, for the vector ŵ_r the method returns.
+
+    ``y`` (S, P, d) are per-seed means of ``replicas`` independent returned points, ``mean`` (P, d) and ``cov``
+    (P, d, d) the exact mean and covariance of one returned point.  The grand mean ȳ_r of N = S·replicas points
+    has covariance Σ_r/N, so Q_r = N(ȳ_r − m_r)ᵀΣ_r⁻¹(ȳ_r − m_r) is χ²_k with k = rank Σ_r (exactly for Gaussian
+    iterates, by the CLT for minibatch ones); the check fails when Q_r exceeds the χ²_k quantile at family-wise
+    ``confidence`` over the P rounds (Bonferroni), or when ȳ_r leaves the null space of Σ_r (a deterministic
+    direction) by more than 1e-9·(1 + scale).  It is ``inconclusive`` when the acceptance ellipsoid's longest
+    semi-axis √(χ²_crit λ_max/N) exceeds ``resolution``·scale_r (scale: how far the exact mean moves from the start).
+    ``alternatives`` (name → exact mean (P, d) of another point the method could return) give the power: the
+    probability that the check rejects when the method returns that point instead, P(χ²_k(nc) > χ²_crit) at the
+    round where it is largest."""
+    from scipy.stats import chi2, ncx2
+
+    y = np.asarray(y, dtype=float)
+    S, P, d = y.shape
+    N = S * int(replicas)
+    ybar = y.mean(axis=0)
+    level = 1 - (1 - confidence) / P
+    worst_q, worst_p, worst_excess = 0.0, 0, 0.0
+    semi = np.zeros(P)
+    power: dict[str, float] = {}
+    crits, invs = [], []
+    fails = []
+    for p in range(P):
+        ev, V = np.linalg.eigh(0.5 * (cov[p] + cov[p].T))
+        keep = ev > 1e-12 * max(float(ev.max()), np.finfo(float).tiny)
+        k = int(keep.sum())
+        delta = ybar[p] - mean[p]
+        proj = V.T @ delta
+        null_err = float(np.max(np.abs(proj[~keep]))) if (~keep).any() else 0.0
+        if null_err > 1e-9 * (1 + scale[p]):
+            fails.append(f"round index {p}: off the exact mean by {null_err:.3g} along a deterministic direction")
+        crit = float(chi2.ppf(level, k)) if k else 0.0
+        Q = float(N * np.sum(proj[keep] ** 2 / ev[keep])) if k else 0.0
+        crits.append((crit, k))
+        invs.append((V[:, keep], ev[keep]))
+        semi[p] = math.sqrt(crit * float(ev.max()) / N) if k else 0.0
+        if k and Q / crit > worst_excess:
+            worst_q, worst_p, worst_excess = Q, p, Q / crit
+        if k and Q > crit:
+            fails.append(f"round index {p}: Q = {Q:.4g} > χ²_{k} quantile {crit:.4g}")
+    for name, alt in (alternatives or {}).items():
+        best = 0.0
+        for p in range(P):
+            crit, k = crits[p]
+            Vk, evk = invs[p]
+            shift = np.asarray(alt[p], dtype=float) - mean[p]
+            if not k:
+                best = max(best, float(np.linalg.norm(shift) > 1e-9 * (1 + scale[p])))
+                continue
+            nc = float(N * np.sum((Vk.T @ shift) ** 2 / evk))
+            best = max(best, float(ncx2.sf(crit, k, nc)) if nc > 0 else 1 - level)
+        power[name] = best
+    rel = semi / np.maximum(scale, np.finfo(float).tiny)
+    measured = (f"max Q/χ²_crit = {worst_excess:.3g} (Q = {worst_q:.4g} at round index {worst_p}); "
+                f"‖ȳ − m‖ at the last round = {float(np.linalg.norm(ybar[-1] - mean[-1])):.3g}")
+    predicted = "exact mean " + "; ".join("(" + ", ".join(f"{v:.4g}" for v in mean[p][:3]) + (", …)" if d > 3 else ")")
+                                          for p in range(P))
+    tolerance = (f"χ²_k quantile at {confidence * 100:g}% family-wise over {P} rounds, N = {N} returned points; "
+                 f"relative resolution {float(rel.max()):.2%}")
+    details = {"mean": ybar.tolist(), "expected": mean.tolist(), "semi_axis": semi.tolist(), "power": power,
+               "resolution": float(rel.max())}
+    if not np.all(np.isfinite(ybar)):
+        return checks.CheckResult("fail", measured, predicted, tolerance, "non-finite returned points",
+                                  details=details)
+    if fails:
+        return checks.CheckResult("fail", measured, predicted, tolerance,
+                                  "the returned point's mean differs from the exact mean: " + "; ".join(fails),
+                                  details=details)
+    if float(rel.max()) > resolution:
+        return checks.CheckResult("inconclusive", measured, predicted, tolerance,
+                                  f"the acceptance ellipsoid's semi-axis is {float(rel.max()):.1%} of the distance the "
+                                  f"mean moves (> {resolution:.0%}): too few replicas", details=details)
+    text = "; ".join(f"{name}: {pw:.4f}" for name, pw in power.items())
+    return checks.CheckResult("pass", measured, predicted, tolerance,
+                              f"the returned point's Monte-Carlo mean matches the exact mean at all {P} rounds"
+                              + (f"; power against returning the {text}" if power else ""), details=details)
+
+
+@dataclass(frozen=True)
+class ReturnedPointLaw(ExactMoments):
+    """The mean of the point ``run`` returns equals the exact mean of the estimator the theorem bounds (FedAvg,
+    FedProx, FedMiD, FedDA: the last server iterate; Fast-FedDA: (1/A_T)Σ_{t=0}^{T} α_t w_{t+1} over the virtual
+    sequence (12), Theorem 2.1; C-FedDA: (1/A_R)Σ_{r=0}^{R} α_r w̄_{r+1}, Theorem 3.1 and §3.3; MC-FedDA: the last
+    stage's C-FedDA output, Algorithm 3), at every recorded round, two-sided (:func:`returned_point_check`).
+
+    The start w₀ is ``offset`` away from the optimum so that the candidate outputs (last iterate, weighted average,
+    average with the weights shifted by one index) have exact means far apart; their power is reported."""
+
+    participating: int | None = None
+    #: initial point w* + offset·(1, −1, 1, …)/√d (the candidates differ most when the start is far away)
+    offset: float = 10.0
+    stage_rounds: int = 0
+    stages: int = 0
+
+    def points(self, profile: str) -> list[dict]:
+        return [{**super().points(profile)[0], "participating": self.participating, "offset": self.offset}]
+
+    def _w0(self, problem: Any) -> np.ndarray:
+        d = problem.dim
+        sign = np.where(np.arange(d) % 2 == 0, 1.0, -1.0)
+        return closed_form_optimum(problem) + self.offset * sign / math.sqrt(d)
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        from fedrates.solvers.algorithms import run_batch
+
+        problem = self.instance()
+        w_star = closed_form_optimum(problem)
+        alg = _algorithm(self, batch=self.batch, **self.hyper)
+        ref = _Fixed(problem, w_star, 0.0)
+        w0 = self._w0(problem).reshape(problem.shape)
+        replicas = [int(s) * BLOCK_STRIDE + j for s in seeds for j in range(self.block)]
+        wanted, outs = set(self.rounds), {}
+
+        def callback(r: int, state: Any) -> None:
+            if r in wanted:
+                outs[r] = problem.flat(np.array(alg.output(state), dtype=float))
+
+        run_batch(alg, problem, max(self.rounds), seeds=replicas, gradients=self.gradients, replace=self.replace,
+                  record_every=max(self.rounds), reference=ref, callback=callback,
+                  w0=np.broadcast_to(w0, (len(replicas),) + problem.shape).copy(),
+                  participating=self.participating)
+        E = int(self.hyper.get("local_steps", 1))
+        frames = []
+        for r in self.rounds:
+            block_mean = outs[r].reshape(len(seeds), self.block, problem.dim).mean(axis=1)
+            data = {"seed": seeds, "round": r, "iterations": r * E, "diverged": ~np.isfinite(block_mean).all(axis=1)}
+            data.update({f"returned_point[{j}]": block_mean[:, j] for j in range(problem.dim)})
+            frames.append(pd.DataFrame(data))
+        df = pd.concat(frames, ignore_index=True)
+        return records_from_trace(df, claim=self, point_index=0, point=point,
+                                  metrics=[f"returned_point[{j}]" for j in range(problem.dim)],
+                                  problem_dim=problem.dim)
+
+    def _method(self, problem: Any) -> exact.LinearMethod:
+        h = self.hyper
+        E = int(h.get("local_steps", 1))
+        d = problem.dim
+        w0 = self._w0(problem)
+        if self.builder == "fedavg_like":
+            return exact.fedavg_like(d, step=h["step"], local_steps=E, server_step=h.get("server_step", 1.0),
+                                     mu_prox=h.get("mu_prox", 0.0), w0=w0)
+        L, mu, _, _ = spectra(problem)
+        mu_m = h.get("mu") or mu
+        a = h.get("a") or 4 * L / mu_m
+        gamma = h.get("gamma") or 2 * mu_m * a**3
+        if self.builder == "mc_fedda":
+            return exact.mc_fedda(d, mu=mu_m, a=a, gamma=gamma, local_steps=E, stage_rounds=h["stage_rounds"],
+                                  stages=h["stages"], w0=w0)
+        build = exact.fast_fedda if self.builder == "fast_fedda" else exact.c_fedda
+        return build(d, mu=mu_m, a=a, gamma=gamma, local_steps=E, w0=w0)
+
+    def exact_law(self) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray]:
+        """(mean (P, d), covariance (P, d, d), alternatives' means, scale (P,)) at the recorded rounds."""
+        problem = self.instance()
+        gaussian = problem.sampling == "gaussian"
+        oracle = (exact.quadratic_oracle(problem, self.batch, exact=self.gradients == "exact") if gaussian
+                  else exact.sample_oracle(problem, self.batch, self.replace, exact=self.gradients == "exact"))
+        m = exact.moments(self._method(problem), oracle, problem.weights, max(self.rounds),
+                          participating=self.participating)
+        idx = list(self.rounds)
+        scale = np.linalg.norm(m.mean[idx] - m.mean[0][None], axis=1)
+        return m.mean[idx], m.cov[idx], {k: v[idx] for k, v in m.alternatives.items()}, scale
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem = self.instance()
+        d = problem.dim
+        seeds = sorted(int(s) for s in records["seed"].unique())
+        y = np.empty((len(seeds), len(self.rounds), d))
+        for j in range(d):
+            sub = records[records["metric"] == f"returned_point[{j}]"]
+            table = sub.pivot_table(index="seed", columns="round", values="value", aggfunc="last").sort_index()
+            y[:, :, j] = table.reindex(index=seeds, columns=list(self.rounds)).to_numpy(dtype=float)
+        mean, cov, alts, scale = self.exact_law()
+        L, mu, Lbar, mubar = spectra(problem)
+        constants = {"L": L, "mu": mu, "L_mean": Lbar, "mu_mean": mubar, "K": problem.clients, "d": d,
+                     "participating": float(self.participating or problem.clients),
+                     "weight_min": float(problem.weights.min()), "weight_max": float(problem.weights.max())}
+        lam, kappa_max = float(problem.penalty.lam), 2.0 * float(problem.penalty.lam) / mu
+        conditions = [{"condition": "affine recursion: no ball, and no penalty or one whose thresholds (≤ 2λ/µ) are "
+                                    "1e-6 below the check's resolution",
+                       "holds": bool(problem.radius is None and kappa_max <= 1e-6 * tol.EXACT_RESOLUTION
+                                     * float(scale.min())), "value": f"λ = {lam:g}, 2λ/µ = {kappa_max:.3g}"}]
+        if any(c["holds"] is False for c in conditions):
+            return self.conditions_not_met(conditions, seeds, constants, self.title)
+        result = returned_point_check(y, mean, cov, self.block, scale, alts)
+        power = result.details.get("power", {}) if result.details else {}
+        extra = {"power": power, "resolution": result.details.get("resolution") if result.details else None}
+        return self.verdict(result, conditions=conditions, seeds=seeds, constants=constants, statement=self.title,
+                            extra=extra)
+
+
 # ---- exact limits of the composite methods ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ExactLimit(Claim):
@@ -414,6 +612,18 @@ def _moments(cid: str, alg: str, title: str, regime: str, **kw: Any) -> ExactMom
                         metric="distance_to_optimum", x="round", n_seeds=dict(_SEEDS), **kw)
 
 
+_START = " Start w₀ = w* + 10·(1, −1, 1, …)/√d, so the candidate outputs have far-apart means."
+
+
+def _returned(cid: str, alg: str, title: str, regime: str, **kw: Any) -> ReturnedPointLaw:
+    return ReturnedPointLaw(
+        id=cid, theorem="exact", algorithm=alg, problem=kw.get("family", "quadratic"), title=title, regime=regime,
+        why="the point run returns is pinned by the exact mean of the estimator the theorem bounds; a wrong output "
+            "(last iterate, wrong weights, wrong index range) moves that mean",
+        metric="returned_point", x="round", n_seeds=dict(_SEEDS),
+        reference_free="the returned point is compared with its exact law, not with an optimum", **kw)
+
+
 CLAIMS: tuple[Claim, ...] = (
     _moments("bao.exact/fedavg-moments", "fedavg", "FedAvg: E‖x_r − w*‖² equals its exact value (E = 3, η_s = 0.7)",
              _QUAD_REGIME, problem_params=QUAD, hyper={"step": 0.3, "server_step": 0.7, "local_steps": 3}),
@@ -444,6 +654,44 @@ CLAIMS: tuple[Claim, ...] = (
              "C-FedDA (constraint far away, no penalty): E‖ŵ_R − w*‖² equals its exact value (E = 2)",
              _QUAD_REGIME + " ε₀ = 1e6 (never binds), a = 4L/µ, γ = 2µa³.", problem_params=QUAD,
              hyper={"local_steps": 2, "eps0": 1e6}, builder="c_fedda", rounds=(1, 4, 12)),
+    _returned("bao.returned/fedavg", "fedavg",
+              "FedAvg returns the last server iterate x_R: its mean equals the exact mean (2 of 4 clients sampled "
+              "per round, unequal π_k, η_s = 0.7, E = 3)",
+              _QUAD_REGIME.replace("full participation", "2 of 4 clients sampled per round") + _START,
+              problem_params=QUAD, hyper={"step": 0.3, "server_step": 0.7, "local_steps": 3}, participating=2),
+    _returned("bao.returned/fedprox", "fedprox",
+              "FedProx returns the last server iterate: its mean equals the exact mean (3 of 4 clients sampled, "
+              "minibatches without replacement, µ_prox = 0.5)",
+              _LASSO_REGIME.replace("full participation", "3 of 4 clients sampled per round") + _START,
+              family="lasso", problem_params=LASSO, weights=SKEWED,
+              hyper={"step": 0.1, "mu_prox": 0.5, "local_steps": 3}, batch=3, participating=3),
+    _returned("bao.returned/fedmid", "fedmid",
+              "FedMiD (no penalty) returns the last server iterate: its mean equals the exact mean (2 of 4 sampled)",
+              _QUAD_REGIME.replace("full participation", "2 of 4 clients sampled per round") + _START,
+              problem_params=QUAD, hyper={"step": 0.3, "local_steps": 2}, participating=2),
+    _returned("bao.returned/fedda", "fedda",
+              "FedDA (no prox) returns the last primal point w_R: its mean equals the exact mean (2 of 4 sampled, "
+              "η_s = 0.8)",
+              _QUAD_REGIME.replace("full participation", "2 of 4 clients sampled per round") + _START,
+              problem_params=QUAD, hyper={"step": 0.3, "server_step": 0.8, "local_steps": 2}, participating=2),
+    _returned("bao.returned/fast-fedda", "fast_fedda",
+              "Fast-FedDA returns (1/A_T)Σ_{t=0}^{T} α_t w_{t+1} over the virtual sequence (Theorem 2.1): its mean "
+              "equals the exact mean (E = 3)",
+              _QUAD_REGIME + " a = 4L/µ, γ = 2µa³." + _START, problem_params=QUAD, hyper={"local_steps": 3},
+              builder="fast_fedda", rounds=(1, 2, 4, 12)),
+    _returned("bao.returned/c-fedda", "c_fedda",
+              "C-FedDA returns (1/A_R)Σ_{r=0}^{R} α_r w̄_{r+1} (Theorem 3.1): its mean equals the exact mean (E = 2)",
+              _QUAD_REGIME + " ε₀ = 1e6 (never binds), a = 4L/µ, γ = 2µa³." + _START, problem_params=QUAD,
+              hyper={"local_steps": 2, "eps0": 1e6}, builder="c_fedda", rounds=(1, 2, 4, 12)),
+    _returned("bao.returned/mc-fedda", "mc_fedda",
+              "MC-FedDA returns the last stage's C-FedDA output, stage m + 1 centred at stage m's output "
+              "(Algorithm 3): its mean equals the exact mean (3 stages of 3 rounds, E = 2)",
+              _QUAD_REGIME.replace("no penalty", "ℓ1 penalty λ = 1e-10 (thresholds ≤ 2λ/µ = 4e-10, below the "
+                                   "resolution by > 1e6)")
+              + " Ψ = 1e7 so that ε_m = 108Ψ²λ_m/µ ≥ 1e6 never binds; a = 4L/µ, γ = 2µa³." + _START,
+              problem_params={**QUAD, "lam": 1e-10},
+              hyper={"local_steps": 2, "stages": 3, "stage_rounds": 3, "psi": 1e7}, builder="mc_fedda",
+              rounds=(2, 3, 4, 6, 7, 10)),
     ExactLimit(
         id="bao.limit/fedmid-prox-gradient", theorem="exact", algorithm="fedmid", problem="quadratic",
         title="FedMiD (E = 2, identical clients, server prox off): proximal gradient reaches the certified "
@@ -499,13 +747,13 @@ def _variants() -> tuple[Any, ...]:
     from fedrates.verify.claims import bao_broken as bb
     from fedrates.verify.variants import BrokenVariant as V
 
-    fedavg = ("bao.exact/fedavg-moments", "bao.exact/fedavg-fixed-point")
-    fedprox = ("bao.exact/fedprox-moments",)
-    fedda = ("bao.exact/fedda-moments", "bao.limit/fedda")
-    fedmid = ("bao.exact/fedmid-moments", "bao.limit/fedmid-prox-gradient")
-    fast = ("bao.exact/fast-fedda-moments", "bao.limit/fast-fedda")
-    cfd = ("bao.exact/c-fedda-moments", "bao.limit/c-fedda-offcentre")
-    mcf = ("bao.limit/mc-fedda",)
+    fedavg = ("bao.exact/fedavg-moments", "bao.exact/fedavg-fixed-point", "bao.returned/fedavg")
+    fedprox = ("bao.exact/fedprox-moments", "bao.returned/fedprox")
+    fedda = ("bao.exact/fedda-moments", "bao.limit/fedda", "bao.returned/fedda")
+    fedmid = ("bao.exact/fedmid-moments", "bao.limit/fedmid-prox-gradient", "bao.returned/fedmid")
+    fast = ("bao.exact/fast-fedda-moments", "bao.limit/fast-fedda", "bao.returned/fast-fedda")
+    cfd = ("bao.exact/c-fedda-moments", "bao.limit/c-fedda-offcentre", "bao.returned/c-fedda")
+    mcf = ("bao.limit/mc-fedda", "bao.returned/mc-fedda")
     moments = tuple(c.id for c in CLAIMS if c.id.endswith("-moments"))
     gaussian = tuple(c.id for c in CLAIMS if c.id.endswith("-moments") and getattr(c, "family", "") == "quadratic")
     sampled = tuple(c.id for c in CLAIMS if c.id.endswith("-moments") and getattr(c, "family", "") == "lasso")
@@ -558,6 +806,36 @@ def _variants() -> tuple[Any, ...]:
           apply=_with(bb.CFedDAUniformWeights)),
         V("mc_fedda/stage-off-by-one", "algorithm", "the λ schedule stops one halving before λ_opt", mcf,
           apply=_with(bb.MCFedDANoHalving)),
+        # wrong returned points: each is run against the returned-point claim of its method only
+        V("fedavg/polyak-output", "algorithm", "returns the average of the server iterates x_1..x_R, not x_R",
+          ("bao.returned/fedavg",), apply=_with(bb.FedAvgPolyakOutput)),
+        V("fedavg/client-average-output", "algorithm",
+          "returns the participants' average before the server step η_s, not the server iterate",
+          ("bao.returned/fedavg",), apply=_with(bb.FedAvgClientAverageOutput)),
+        V("fedprox/polyak-output", "algorithm", "returns the average of the server iterates, not the last one",
+          ("bao.returned/fedprox",), apply=_with(bb.FedProxPolyakOutput)),
+        V("fedmid/polyak-output", "algorithm", "returns the average of the server iterates, not the last one",
+          ("bao.returned/fedmid",), apply=_with(bb.FedMiDPolyakOutput)),
+        V("fedda/polyak-output", "algorithm", "returns the average of the primal points w_1..w_R, not w_R",
+          ("bao.returned/fedda",), apply=_with(bb.FedDAPolyakOutput)),
+        V("fast_fedda/index-shift-output", "algorithm",
+          "returns Σ_{t≤T} α_t w_t/A_T (w₀ in, w_{T+1} out) instead of Σ_{t≤T} α_t w_{t+1}/A_T",
+          ("bao.returned/fast-fedda",), apply=_with(bb.FastFedDAIndexShift)),
+        V("fast_fedda/wtilde-output", "algorithm", "returns the running sum w̃_{T+1}/A_{T+1} (w₀ included)",
+          ("bao.returned/fast-fedda",), apply=_with(bb.FastFedDAWtildeOutput)),
+        V("fast_fedda/server-points-only", "algorithm",
+          "α-weighted average over the server points only, not over every virtual point",
+          ("bao.returned/fast-fedda",), apply=_with(bb.FastFedDAServerPointsOnly)),
+        V("c_fedda/index-shift-output", "algorithm",
+          "returns Σ_{r≤R} α_r w̄_r/A_R (centre in, w̄_{R+1} out) instead of Σ_{r≤R} α_r w̄_{r+1}/A_R",
+          ("bao.returned/c-fedda",), apply=_with(bb.CFedDAIndexShift)),
+        V("c_fedda/uniform-average-output", "algorithm", "uniform average of the server points, not α_r-weighted",
+          ("bao.returned/c-fedda",), apply=_with(bb.CFedDAUniformAverage)),
+        V("mc_fedda/last-server-point", "algorithm", "returns the stage's last server point, not its average",
+          ("bao.returned/mc-fedda",), apply=_with(bb.MCFedDALastServerPoint)),
+        V("mc_fedda/stage-centre-output", "algorithm",
+          "returns the current stage's centre ŵ_m (previous stage output) instead of ŵ_{m+1}",
+          ("bao.returned/mc-fedda",), apply=_with(bb.MCFedDAStageCentre)),
         V("oracle/noise-ignores-batch", "oracle", "Gaussian noise σ/√d instead of σ/√(dB)", gaussian,
           patch=bb.noise_not_divided_by_batch),
         V("oracle/minibatch-divides-by-B+1", "oracle", "minibatch gradient divided by B + 1", sampled,
