@@ -29,6 +29,13 @@ DESIGNATED = {
     "bao.limit/fast-fedda": "fast_fedda/threshold-per-step",
     "bao.limit/c-fedda-offcentre": "c_fedda/inexact-cprox",
     "bao.limit/mc-fedda": "mc_fedda/stage-off-by-one",
+    "bao.returned/fedavg": "fedavg/polyak-output",
+    "bao.returned/fedprox": "fedprox/polyak-output",
+    "bao.returned/fedmid": "fedmid/polyak-output",
+    "bao.returned/fedda": "fedda/polyak-output",
+    "bao.returned/fast-fedda": "fast_fedda/index-shift-output",
+    "bao.returned/c-fedda": "c_fedda/index-shift-output",
+    "bao.returned/mc-fedda": "mc_fedda/stage-centre-output",
 }
 
 
