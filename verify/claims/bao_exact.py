@@ -72,24 +72,29 @@ def problem_of(family: str, params: dict, weights: tuple[float, ...] = ()) -> An
 def closed_form_optimum(problem: Any) -> np.ndarray:
     """argmin Σπ_kf_k of an unconstrained smooth quadratic federation: Q̄w = b̄ with Q̄ = Σπ_kQ_k, b̄ = Σπ_kb_k built
     here from the client data (not from the solver's reference)."""
-    fit = problem.datafit
-    if hasattr(fit, "Q"):
-        Q, b = np.asarray(fit.Q), np.asarray(fit.b)
-    else:
-        X, y = np.asarray(fit.X), np.asarray(fit.y)
-        Q, b = np.einsum("kni,knj->kij", X, X) / X.shape[1], np.einsum("kni,kn->ki", X, y) / X.shape[1]
+    Q, b = client_quadratics(problem)
     w = problem.weights
     return np.linalg.solve(np.einsum("k,kij->ij", w, Q), np.einsum("k,ki->i", w, b))
 
 
-def spectra(problem: Any) -> tuple[float, float, float, float]:
-    """(L_max, µ_min) over clients and (L, µ) of the mean Hessian, from the client data at check time."""
+def client_quadratics(problem: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(Q_k, b_k) with ∇f_k(w) = Q_kw − b_k, built here from the client data: Q_k itself (Gaussian-noise
+    quadratics), X_kᵀX_k/n and X_kᵀy_k/n (samples), or C + m_km_kᵀ and Q_kw° (population least squares with
+    x ~ N(m_k, C), y = xᵀw° + ε, Bao et al. §2)."""
     fit = problem.datafit
     if hasattr(fit, "Q"):
-        Q = np.asarray(fit.Q)
-    else:
-        X = np.asarray(fit.X)
-        Q = np.einsum("kni,knj->kij", X, X) / X.shape[1]
+        return np.asarray(fit.Q), np.asarray(fit.b)
+    if hasattr(fit, "means"):
+        m, C = np.asarray(fit.means, dtype=float), np.asarray(fit.cov, dtype=float)
+        Q = C[None] + np.einsum("kd,ke->kde", m, m)
+        return Q, Q @ np.asarray(fit.truth, dtype=float).reshape(-1)
+    X, y = np.asarray(fit.X), np.asarray(fit.y)
+    return np.einsum("kni,knj->kij", X, X) / X.shape[1], np.einsum("kni,kn->ki", X, y) / X.shape[1]
+
+
+def spectra(problem: Any) -> tuple[float, float, float, float]:
+    """(L_max, µ_min) over clients and (L, µ) of the mean Hessian, from the client data at check time."""
+    Q, _ = client_quadratics(problem)
     ev = np.linalg.eigvalsh(Q)
     evm = np.linalg.eigvalsh(np.einsum("k,kij->ij", problem.weights, Q))
     return float(ev[:, -1].max()), float(ev[:, 0].min()), float(evm[-1]), float(evm[0])
@@ -271,7 +276,7 @@ class FedAvgFixedPoint(ExactMoments):
 
 
 # ---- the law of the returned point --------------------------------------------------------------------------------
-def returned_point_check(y: np.ndarray, mean: np.ndarray, cov: np.ndarray, replicas: int, scale: np.ndarray,
+def returned_point_check(y: np.ndarray, mean: np.ndarray, cov: np.ndarray | None, replicas: int, scale: np.ndarray,
                          alternatives: dict[str, np.ndarray] | None = None,
                          confidence: float = tol.EXACT_CONFIDENCE,
                          resolution: float = tol.EXACT_RESOLUTION) -> checks.CheckResult:
@@ -286,11 +291,14 @@ def returned_point_check(y: np.ndarray, mean: np.ndarray, cov: np.ndarray, repli
     semi-axis √(χ²_crit λ_max/N) exceeds ``resolution``·scale_r (scale: how far the exact mean moves from the start).
     ``alternatives`` (name → exact mean (P, d) of another point the method could return) give the power: the
     probability that the check rejects when the method returns that point instead, P(χ²_k(nc) > χ²_crit) at the
-    round where it is largest."""
+    round where it is largest.  ``cov`` None (population sampling): Hotelling's T² with the covariance estimated
+    from the per-seed means (:func:`_hotelling_check`)."""
     from scipy.stats import chi2, ncx2
 
     y = np.asarray(y, dtype=float)
     S, P, d = y.shape
+    if cov is None:
+        return _hotelling_check(y, mean, scale, alternatives or {}, confidence, resolution)
     N = S * int(replicas)
     ybar = y.mean(axis=0)
     level = 1 - (1 - confidence) / P
@@ -353,6 +361,64 @@ def returned_point_check(y: np.ndarray, mean: np.ndarray, cov: np.ndarray, repli
     return checks.CheckResult("pass", measured, predicted, tolerance,
                               f"the returned point's Monte-Carlo mean matches the exact mean at all {P} rounds"
                               + (f"; power against returning the {text}" if power else ""), details=details)
+
+
+def _hotelling_check(y: np.ndarray, mean: np.ndarray, scale: np.ndarray, alternatives: dict[str, np.ndarray],
+                     confidence: float, resolution: float) -> checks.CheckResult:
+    """:func:`returned_point_check` when only the exact mean is known (population sampling: the oracle's fourth
+    moments are not propagated): Hotelling's T² = S(ȳ − m)ᵀŜ⁻¹(ȳ − m) with Ŝ the sample covariance of the S
+    per-seed means; (S − d)T²/(d(S − 1)) is F(d, S − d) for Gaussian means (CLT: each is a mean of many runs)."""
+    from scipy.stats import f as fdist
+    from scipy.stats import ncf
+
+    S, P, d = y.shape
+    if S <= d + 1:
+        raise ValueError(f"Hotelling's test needs more seeds ({S}) than dimensions + 1 ({d + 1})")
+    level = 1 - (1 - confidence) / P
+    crit = d * (S - 1) / (S - d) * float(fdist.ppf(level, d, S - d))
+    ybar = y.mean(axis=0)
+    fails, semi, power, worst = [], np.zeros(P), {}, (0.0, 0)
+    covs = []
+    for p in range(P):
+        Sh = np.cov(y[:, p, :].T, ddof=1).reshape(d, d)
+        covs.append(Sh)
+        delta = ybar[p] - mean[p]
+        T2 = float(S * delta @ np.linalg.solve(Sh, delta))
+        semi[p] = math.sqrt(crit * float(np.linalg.eigvalsh(Sh)[-1]) / S)
+        worst = max(worst, (T2 / crit, p))
+        if T2 > crit:
+            fails.append(f"round index {p}: T² = {T2:.4g} > {crit:.4g}")
+    for name, alt in alternatives.items():
+        best = 0.0
+        for p in range(P):
+            shift = np.asarray(alt[p], dtype=float) - mean[p]
+            nc = float(S * shift @ np.linalg.solve(covs[p], shift))
+            fcrit = crit * (S - d) / (d * (S - 1))
+            best = max(best, float(ncf.sf(fcrit, d, S - d, nc)) if nc > 0 else 1 - level)
+        power[name] = best
+    rel = semi / np.maximum(scale, np.finfo(float).tiny)
+    measured = (f"max T²/crit = {worst[0]:.3g} at round index {worst[1]}; ‖ȳ − m‖ at the last round = "
+                f"{float(np.linalg.norm(ybar[-1] - mean[-1])):.3g}")
+    predicted = "exact mean " + "; ".join("(" + ", ".join(f"{v:.4g}" for v in mean[p][:3]) + (", …)" if d > 3 else ")")
+                                          for p in range(P))
+    tolerance = (f"Hotelling T² at {confidence * 100:g}% family-wise over {P} rounds, {S} per-seed means "
+                 f"(covariance estimated); relative resolution {float(rel.max()):.2%}")
+    details = {"mean": ybar.tolist(), "expected": mean.tolist(), "semi_axis": semi.tolist(), "power": power,
+               "resolution": float(rel.max())}
+    if not np.all(np.isfinite(ybar)):
+        return checks.CheckResult("fail", measured, predicted, tolerance, "non-finite returned points",
+                                  details=details)
+    if fails:
+        return checks.CheckResult("fail", measured, predicted, tolerance,
+                                  "the returned point's mean differs from the exact mean: " + "; ".join(fails),
+                                  details=details)
+    if float(rel.max()) > resolution:
+        return checks.CheckResult("inconclusive", measured, predicted, tolerance,
+                                  f"the acceptance ellipsoid's semi-axis is {float(rel.max()):.1%} of the distance the "
+                                  f"mean moves (> {resolution:.0%}): too few replicas", details=details)
+    return checks.CheckResult("pass", measured, predicted, tolerance,
+                              f"the returned point's Monte-Carlo mean matches the exact mean at all {P} rounds",
+                              details=details)
 
 
 @dataclass(frozen=True)
@@ -431,14 +497,21 @@ class ReturnedPointLaw(ExactMoments):
     def exact_law(self) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray]:
         """(mean (P, d), covariance (P, d, d), alternatives' means, scale (P,)) at the recorded rounds."""
         problem = self.instance()
-        gaussian = problem.sampling == "gaussian"
-        oracle = (exact.quadratic_oracle(problem, self.batch, exact=self.gradients == "exact") if gaussian
-                  else exact.sample_oracle(problem, self.batch, self.replace, exact=self.gradients == "exact"))
+        population = problem.sampling == "population"
+        if population:
+            # unbiased gradients drawn independently of the iterate: the mean follows the exact-gradient recursion
+            Q, b = client_quadratics(problem)
+            oracle = exact.Oracle(Q=Q, b=b, exact=True)
+        elif problem.sampling == "gaussian":
+            oracle = exact.quadratic_oracle(problem, self.batch, exact=self.gradients == "exact")
+        else:
+            oracle = exact.sample_oracle(problem, self.batch, self.replace, exact=self.gradients == "exact")
         m = exact.moments(self._method(problem), oracle, problem.weights, max(self.rounds),
                           participating=self.participating)
         idx = list(self.rounds)
         scale = np.linalg.norm(m.mean[idx] - m.mean[0][None], axis=1)
-        return m.mean[idx], m.cov[idx], {k: v[idx] for k, v in m.alternatives.items()}, scale
+        cov = None if population else m.cov[idx]
+        return m.mean[idx], cov, {k: v[idx] for k, v in m.alternatives.items()}, scale
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         problem = self.instance()
@@ -612,6 +685,14 @@ def _moments(cid: str, alg: str, title: str, regime: str, **kw: Any) -> ExactMom
                         metric="distance_to_optimum", x="round", n_seeds=dict(_SEEDS), **kw)
 
 
+POP_LASSO = {"clients": 4, "dim": 5, "sparsity": 2, "lam": 0.0, "heterogeneity": 1.0, "correlation": 0.5,
+             "sampling": "population", "seed": 4}
+POP_TRACE = {"clients": 4, "rows": 2, "cols": 3, "rank": 1, "lam": 0.0, "heterogeneity": 1.0,
+             "sampling": "population", "seed": 4}
+_POP_REGIME = ("{family} with population sampling ({d}, K = 4, equal weights, fresh Gaussian covariates and noise "
+               "per gradient, minibatch B = 8), λ = 0 and no ball; full participation.  Exact mean by the "
+               "exact-gradient recursion (unbiased gradients independent of the iterate); covariance estimated "
+               "(Hotelling T²).")
 _START = " Start w₀ = w* + 10·(1, −1, 1, …)/√d, so the candidate outputs have far-apart means."
 
 
@@ -674,6 +755,19 @@ CLAIMS: tuple[Claim, ...] = (
               "η_s = 0.8)",
               _QUAD_REGIME.replace("full participation", "2 of 4 clients sampled per round") + _START,
               problem_params=QUAD, hyper={"step": 0.3, "server_step": 0.8, "local_steps": 2}, participating=2),
+    _returned("bao.returned/fast-fedda-population", "fast_fedda",
+              "Fast-FedDA under population sampling (Theorem 2.1's 𝒫_k: a fresh sample per gradient) returns the "
+              "α-weighted virtual average: its mean equals the exact mean (E = 2)",
+              _POP_REGIME.format(family="Lasso", d="p = 5") + " a = 4L/µ, γ = 2µa³." + _START,
+              family="lasso", problem_params=POP_LASSO, hyper={"local_steps": 2}, builder="fast_fedda", batch=8,
+              rounds=(1, 2, 5, 10)),
+    _returned("bao.returned/fedmid-trace-population", "fedmid",
+              "FedMiD (λ = 0) on population trace regression returns the last server iterate: its mean equals the "
+              "exact mean (2 of 4 clients sampled per round, E = 2)",
+              _POP_REGIME.format(family="Trace regression", d="2 × 3 matrices").replace(
+                  "full participation", "2 of 4 clients sampled per round") + _START,
+              family="trace", problem_params=POP_TRACE, hyper={"step": 0.1, "local_steps": 2}, batch=8,
+              rounds=(2, 5, 10), participating=2),
     _returned("bao.returned/fast-fedda", "fast_fedda",
               "Fast-FedDA returns (1/A_T)Σ_{t=0}^{T} α_t w_{t+1} over the virtual sequence (Theorem 2.1): its mean "
               "equals the exact mean (E = 3)",
@@ -750,8 +844,10 @@ def _variants() -> tuple[Any, ...]:
     fedavg = ("bao.exact/fedavg-moments", "bao.exact/fedavg-fixed-point", "bao.returned/fedavg")
     fedprox = ("bao.exact/fedprox-moments", "bao.returned/fedprox")
     fedda = ("bao.exact/fedda-moments", "bao.limit/fedda", "bao.returned/fedda")
-    fedmid = ("bao.exact/fedmid-moments", "bao.limit/fedmid-prox-gradient", "bao.returned/fedmid")
-    fast = ("bao.exact/fast-fedda-moments", "bao.limit/fast-fedda", "bao.returned/fast-fedda")
+    fedmid = ("bao.exact/fedmid-moments", "bao.limit/fedmid-prox-gradient", "bao.returned/fedmid",
+              "bao.returned/fedmid-trace-population")
+    fast = ("bao.exact/fast-fedda-moments", "bao.limit/fast-fedda", "bao.returned/fast-fedda",
+            "bao.returned/fast-fedda-population")
     cfd = ("bao.exact/c-fedda-moments", "bao.limit/c-fedda-offcentre", "bao.returned/c-fedda")
     mcf = ("bao.limit/mc-fedda", "bao.returned/mc-fedda")
     moments = tuple(c.id for c in CLAIMS if c.id.endswith("-moments"))
@@ -815,12 +911,12 @@ def _variants() -> tuple[Any, ...]:
         V("fedprox/polyak-output", "algorithm", "returns the average of the server iterates, not the last one",
           ("bao.returned/fedprox",), apply=_with(bb.FedProxPolyakOutput)),
         V("fedmid/polyak-output", "algorithm", "returns the average of the server iterates, not the last one",
-          ("bao.returned/fedmid",), apply=_with(bb.FedMiDPolyakOutput)),
+          ("bao.returned/fedmid", "bao.returned/fedmid-trace-population"), apply=_with(bb.FedMiDPolyakOutput)),
         V("fedda/polyak-output", "algorithm", "returns the average of the primal points w_1..w_R, not w_R",
           ("bao.returned/fedda",), apply=_with(bb.FedDAPolyakOutput)),
         V("fast_fedda/index-shift-output", "algorithm",
           "returns Σ_{t≤T} α_t w_t/A_T (w₀ in, w_{T+1} out) instead of Σ_{t≤T} α_t w_{t+1}/A_T",
-          ("bao.returned/fast-fedda",), apply=_with(bb.FastFedDAIndexShift)),
+          ("bao.returned/fast-fedda", "bao.returned/fast-fedda-population"), apply=_with(bb.FastFedDAIndexShift)),
         V("fast_fedda/wtilde-output", "algorithm", "returns the running sum w̃_{T+1}/A_{T+1} (w₀ included)",
           ("bao.returned/fast-fedda",), apply=_with(bb.FastFedDAWtildeOutput)),
         V("fast_fedda/server-points-only", "algorithm",
