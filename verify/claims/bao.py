@@ -11,7 +11,9 @@ conditions on those constants first, and states the regime its sweep covers:
   is the communication terms LEσ²/(μ²T²) + LE²(H+Λρ)²/(μ²T²);
 * ``bao.thm2.1.explicit/bound`` — the explicit-constant version holds at every point (upper confidence bound);
 * ``bao.thm3.2.err/precision`` and ``bao.thm3.2.err_proven/precision`` — MC-FedDA reaches the statistical
-  precision ‖ŵ − w°‖ ≤ 4Ψλ_opt/μ (as stated) and (3+√15)Ψλ_opt/μ (what the proof supports), tested separately;
+  precision ‖ŵ − w°‖ ≤ 4Ψλ_opt/μ (as stated) and (3+√15)Ψλ_opt/μ (what the proof supports), tested separately
+  in the regime where both are within a few times the data.  The proof only bounds ‖ŵ − ŵ_opt‖ (a proof gap,
+  recorded on the catalogue note); the printed statement is tested as a claim and holds;
 * ``bao.fig1/comparison`` and ``bao.fig2/comparison`` — the §4 comparisons: Fast-FedDA, C-FedDA and MC-FedDA
   reach a lower ℓ2 (Frobenius) error to w° than FedDA and FedMiD at equal rounds, paired over seeds.
 
@@ -362,6 +364,13 @@ class FastFedDAExplicit(_TGridClaim):
 # ---- MC-FedDA statistical precision -------------------------------------------------------------------------------
 STAT_PROBLEM = {"clients": 8, "samples": 40, "dim": 20, "sparsity": 3, "correlation": 0.5, "heterogeneity": 0.5,
                 "noise": 1.0, "radius": 20.0, "seed": 3}
+#: the regime where Proposition 3.1's 3Ψλ_opt/μ (and Theorem 3.2's 4Ψλ_opt/μ) is within a few times the data: a
+#: dense truth s = p (Ψ = √p, the largest value Definition 1 allows: every coordinate is on the support) and
+#: near-isotropic clients (n_k = 400 ≫ p, no correlation, no client shift), so the RSC constant μ is close to the
+#: average curvature.  There ŵ_opt − w° ≈ (∇F(w°) − λ_opt·sign(w°))/μ has norm between Ψλ_opt/(2μ) and
+#: 3Ψλ_opt/(2μ) (λ_opt = 2‖∇F(w°)‖∞); with a sparse, correlated truth the bound sits ~80× above the distance.
+SHARP_STAT_PROBLEM = {**STAT_PROBLEM, "samples": 400, "dim": 4, "sparsity": 4, "correlation": 0.0,
+                      "heterogeneity": 0.0}
 
 
 @dataclass(frozen=True)
@@ -369,7 +378,7 @@ class MCFedDAPrecision(Claim):
     """w.p. ≥ 1 − δ, ‖ŵ_MC − w°‖ ≤ c·Ψλ_opt/μ (Theorem 3.2), checked on the empirical (1 − δ)-quantile."""
 
     delta: float = 0.1
-    problem_params: dict = field(default_factory=lambda: dict(STAT_PROBLEM))
+    problem_params: dict = field(default_factory=lambda: dict(SHARP_STAT_PROBLEM))
     rounds: dict = field(default_factory=lambda: {"quick": 150, "standard": 300, "full": 1000})
     stages: int = 3
     local_steps: int = 5
@@ -438,7 +447,7 @@ class EstimatorPrecision(Claim):
     Here a "seed" is the seed of the data generator: each seed is a new federation drawn from the same model.
     """
 
-    problem_params: dict = field(default_factory=lambda: dict(STAT_PROBLEM))
+    problem_params: dict = field(default_factory=lambda: dict(SHARP_STAT_PROBLEM))
 
     def points(self, profile: str) -> list[dict]:
         return [{"problem": "lasso", **self.problem_params}]
@@ -503,9 +512,12 @@ _FAST_REGIME = ("Quadratic federation (K = 8 with unequal weights π_k, d = 10, 
                 "E‖ζ‖² = σ² = 16: Assumptions 1–4 hold with the exact constants L, μ, Λ, H (TRS over the ball "
                 "ρ = 2) and σ²; ℓ1 penalty λ = 0.05; a = 4L/μ, γ = 2μa³.")
 
-_STAT_REGIME = ("Lasso with n_k = 40 ≥ p = 20 (regime R: τ = ν = 0 exactly), s = 3, Ψ = √s, "
-                "λ_opt = 2‖∇F(w°)‖∞ computed exactly, δ = 0.1.")
-_STAT_WHY = "n_k ≥ p makes every local Hessian positive definite, so the RSC constant μ is exact with τ = 0"
+_STAT_REGIME = ("Lasso with n_k = 400 ≥ p = 4 (regime R: τ = ν = 0 exactly), K = 8, dense truth s = p = 4 "
+                "(Ψ = √s = 2), isotropic covariates without client shift, λ_opt = 2‖∇F(w°)‖∞ computed exactly, "
+                "δ = 0.1: the regime where the bound is within a few times the distance (a sparse correlated "
+                "truth leaves it ~80× above).")
+_STAT_WHY = ("n_k ≥ p makes every local Hessian positive definite, so the RSC constant μ is exact with τ = 0; the "
+             "dense near-isotropic truth is the worst case of Ψλ_opt/μ, so the bound is sharp")
 
 CLAIMS: tuple[Claim, ...] = (
     FastFedDARate(
@@ -546,8 +558,10 @@ CLAIMS: tuple[Claim, ...] = (
     EstimatorPrecision(
         id="bao.prop3.1/estimator", theorem="bao.prop3.1", algorithm="reference", problem="lasso",
         title="Proposition 3.1: the certified M-estimator satisfies ‖ŵ_opt − w°‖ ≤ 3Ψλ_opt/μ on every data draw",
-        regime=("Lasso with n_k = 40 ≥ p = 20 (τ = 0 exactly), s = 3, Ψ = √s, λ_opt = 2‖∇F(w°)‖∞ computed "
-                "exactly from the known noise; one federation per data seed."),
+        regime=("Lasso with n_k = 400 ≥ p = 4 (τ = 0 exactly), dense truth s = p = 4 (Ψ = √s = 2), isotropic "
+                "covariates without client shift (the worst case of Ψλ_opt/μ: the bound is within ~3× of the "
+                "distance), λ_opt = 2‖∇F(w°)‖∞ computed exactly from the known noise; one federation per data "
+                "seed."),
         metric="distance_to_truth", x="seed",
         why="deterministic statement given the data: it is checked on every draw, not on average",
         n_seeds={"quick": 5, "standard": 10, "full": 40},
@@ -557,8 +571,8 @@ CLAIMS: tuple[Claim, ...] = (
         title="MC-FedDA: ‖ŵ − w°‖ ≤ 4Ψλ_opt/μ w.p. ≥ 1 − δ (as stated)",
         regime=_STAT_REGIME, metric="distance_to_truth", x="round", why=_STAT_WHY,
         n_seeds={"quick": 30, "standard": 30, "full": 100},
-        erratum=("the proof of Theorem 3.2 bounds the distance to the empirical optimum by √15Ψλ/μ; the distance "
-                 "to w° it supports is (3+√15)Ψλ/μ (see the notes of bao.thm3.2.err)"),
+        # the proof-gap of the catalogue note of bao.thm3.2.err (the proof bounds ‖ŵ − ŵ_opt‖, not ‖ŵ − w°‖) is not
+        # a counterexample: the statement as printed is tested here and holds on this instance
     ),
     MCFedDAPrecision(
         id="bao.thm3.2.err_proven/precision", theorem="bao.thm3.2.err_proven", algorithm="mc_fedda",
