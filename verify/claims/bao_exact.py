@@ -679,10 +679,11 @@ _COMP_REGIME = ("Quadratic federation K = 4, d = 6, unequal weights, ℓ1 penalt
                 "binds at the optimum; exact gradients; certified reference re-certified at judge time.")
 
 
-def _moments(cid: str, alg: str, title: str, regime: str, **kw: Any) -> ExactMoments:
+def _moments(cid: str, alg: str, title: str, regime: str, seeds_override: dict | None = None,
+             **kw: Any) -> ExactMoments:
     return ExactMoments(id=cid, theorem="exact", algorithm=alg, problem=kw.get("family", "quadratic"), title=title,
                         regime=regime, why="closed-form mean/covariance recursion; two-sided, so too good fails too",
-                        metric="distance_to_optimum", x="round", n_seeds=dict(_SEEDS), **kw)
+                        metric="distance_to_optimum", x="round", n_seeds=dict(seeds_override or _SEEDS), **kw)
 
 
 POP_LASSO = {"clients": 4, "dim": 5, "sparsity": 2, "lam": 0.0, "heterogeneity": 1.0, "correlation": 0.5,
@@ -719,7 +720,10 @@ CLAIMS: tuple[Claim, ...] = (
     _moments("bao.exact/fedprox-moments", "fedprox",
              "FedProx: E‖x_r − w*‖² equals its exact value under minibatch sampling (E = 3, µ_prox = 0.5)",
              _LASSO_REGIME + " Without replacement.", family="lasso", problem_params=LASSO, weights=SKEWED,
-             hyper={"step": 0.1, "mu_prox": 0.5, "local_steps": 3}, batch=3),
+             hyper={"step": 0.1, "mu_prox": 0.5, "local_steps": 3}, batch=3,
+             # the sample deviation decides the resolution (≈ 9.6% at 30 seeds, against the 10% limit): 60 seeds
+             # keep it near 7% at every base seed
+             seeds_override={"quick": 60, "standard": 120, "full": 250}),
     _moments("bao.exact/fedda-moments", "fedda", "FedDA (no prox): E‖w_r − w*‖² equals its exact value (E = 2, "
              "η_s = 0.8)", _QUAD_REGIME, problem_params=QUAD,
              hyper={"step": 0.3, "server_step": 0.8, "local_steps": 2}),
