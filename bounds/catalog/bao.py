@@ -23,6 +23,7 @@ import sympy as sp
 
 from fedrates.bounds.symbols import syms
 from fedrates.bounds.theorem import Note, Theorem
+from fedrates.verify.errata import Erratum
 
 __all__ = ["THEOREMS", "A", "GAMMA"]
 
@@ -127,6 +128,21 @@ NOTE_SIGN = Note(
     "converge.",
     "The bound is about w_FF = (1/A_T) sum_{t=0}^T alpha_t w_{t+1} with w_{t+1} = Prox_t(g_bar_t - mu w~_bar_t/2).",
     "erratum",
+    erratum=Erratum(
+        kind="typo",
+        where="Theorem 2.1 (Section 2.2), the definition of the estimator w_Fast-FedDA",
+        quote="w_Fast-FedDA = sum_{t=0}^T alpha_t Prox_{t+1}(sum_{k=1}^K pi_k (g_t^k + mu w~_t^k / 2)) / A_T",
+        true_statement=(
+            "a misprint of the sign (and of the index t+1): Algorithm 1 lines 9 and 16, (12), (13) and the whole "
+            "proof of Appendix B.2 use Prox_t(sum_k pi_k (g_t^k - mu w~_t^k / 2)), and the theorem is proved for that "
+            "estimator; read literally, the printed estimator is not covered by the proof and does not converge"
+        ),
+        evidence=(
+            "the Fast-FedDA claims (bao.thm2.1/*, bao.limit/fast-fedda, bao.returned/fast-fedda) run the '-' "
+            "estimator of Algorithm 1 and pass; the catalogue variant fast_fedda/plus-sign, which returns the printed "
+            "'+' estimator, fails bao.limit/fast-fedda (its gap stays far above the certified optimum)"
+        ),
+    ),
 )
 NOTE_T = Note(
     "Section 2.1 sets sync steps t_r = rE for 0 <= r <= R but writes t_R = (R+1)E = T.",
@@ -144,6 +160,22 @@ NOTE_A2L = Note(
     "fails for a = 2L/mu (e.g. mu = 1, a = 7, t = 26: 6187 < 6201.7).",
     "Use the theorem's hypothesis a >= 4L/mu, under which the inequality holds.",
     "erratum",
+    erratum=Erratum(
+        kind="proof-gap",
+        where="Appendix B.2, the display after (16) (proof of Theorem 2.1)",
+        quote=("By substituting gamma = 2 mu a^3 and alpha_t = (t+a)^2 with a >= 2L/mu, we have mu A_t + 2 gamma - "
+               "2 L alpha_t >= mu t^3/3 + mu a^3"),
+        true_statement=(
+            "the step fails for a = 2L/mu (and the displayed expansion writes mu a^2 t for mu a^2 (t+1)); Theorem 2.1 "
+            "itself assumes a >= 4L/mu, and with a = 4L/mu the inequality holds at every integer a in [4, 1000] and "
+            "t in [0, 20000] (exact arithmetic, mu = 1). No counterexample to Theorem 2.1 is known; the step is not "
+            "proved here for every a >= 4L/mu"
+        ),
+        evidence=(
+            "exact integer arithmetic (tests/bounds/test_bao_errata_evidence.py): mu = 1, a = 7 = 2L/mu, t = 26 gives "
+            "6187 < 6201.67; the a = 4L/mu grid has no violation"
+        ),
+    ),
 )
 
 
@@ -504,6 +536,23 @@ def _mc_fedda() -> list[Theorem]:
         "46656 sigma_bar^2 log(2M/delta)/lambda_m^2 (each term <= Psi^2 lambda_m^2/(2 mu)); see "
         "bao.thm3.2.stage_corrected. The order statement (10) is unaffected.",
         "erratum",
+        erratum=Erratum(
+            kind="proof-gap",
+            where="Appendix B.4 (proof of Theorem 3.2), the choice of the stage length T_m and the inequality after it",
+            quote=("T_m = 8*54^2 Psi^4 sigma_bar^2 log(2M/delta)/(mu^2 eps_m^2) ... sigma_bar eps_m "
+                   "sqrt(log(2M/delta))/sqrt(T_m) + (tau + nu) eps_m^2 <= Psi^2 lambda_m^2/mu"),
+            true_statement=(
+                "with eps_m = 108 Psi^2 lambda_m/mu the printed T_m makes the first term alone (216/sqrt(8)) Psi^2 "
+                "lambda_m^2/mu ~ 76.4 Psi^2 lambda_m^2/mu, so the step fails by that factor; it follows with "
+                "T_m = (8*54^2)^2 Psi^4 sigma_bar^2 log(2M/delta)/(mu^2 eps_m^2) = 46656 sigma_bar^2 log(2M/delta)/"
+                "lambda_m^2 (Corollary B.1's hidden constant taken as 1; bao.thm3.2.stage_corrected). Theorem 3.2 "
+                "states T_m = O(.) and (10) up to a constant factor, so its statement is unaffected"
+            ),
+            evidence=(
+                "exact evaluation of the step at the printed T_m (tests/bounds/test_bao_errata_evidence.py and the "
+                "catalogue forms bao.thm3.2.stage / bao.thm3.2.stage_corrected)"
+            ),
+        ),
     )
     note_err = Note(
         "Theorem 3.2 states ||w_MC - w*|| <= 4 Psi lambda_opt/mu; the end of B.4 proves ||w_M - w_hat_opt||^2 <= "
@@ -512,6 +561,23 @@ def _mc_fedda() -> list[Theorem]:
         "Proven: ||w_MC - w_hat_opt|| <= sqrt(15) Psi lambda_opt/mu (bao.thm3.2.err_opt) and, with Proposition "
         "3.1, ||w_MC - w*|| <= (3 + sqrt(15)) Psi lambda_opt/mu (bao.thm3.2.err_proven).",
         "erratum",
+        erratum=Erratum(
+            kind="proof-gap",
+            where="Theorem 3.2 (the estimation error) and the last display of Appendix B.4",
+            quote=("||w_MC-FedDA - w*|| <= 4 Psi(M) lambda_opt/mu; proof: ||w_M - w_hat_opt||^2 <= "
+                   "||w_hat_opt - w*||^2 + 6 Psi^2 lambda_opt^2/mu^2 <= 15 Psi^2 lambda_opt^2/mu^2"),
+            true_statement=(
+                "the proof bounds the distance to the empirical optimum, ||w_MC - w_hat_opt|| <= sqrt(15) Psi "
+                "lambda_opt/mu; with Proposition 3.1 it supports ||w_MC - w*|| <= (3 + sqrt(15)) Psi lambda_opt/mu "
+                "~ 6.87 Psi lambda_opt/mu (aligned points attain both proven bounds, so 4 does not follow from them). "
+                "Whether the printed constant 4 holds is open: no counterexample is known"
+            ),
+            evidence=(
+                "the two proven bounds are attained together at distance (3 + sqrt(15)) Psi lambda_opt/mu "
+                "(tests/bounds/test_bao_errata_evidence.py); bao.thm3.2.err/precision tests the printed 4 Psi "
+                "lambda_opt/mu on data, where it holds, and bao.thm3.2.err_proven/precision the proof-consistent form"
+            ),
+        ),
     )
     note_total = Note(
         "B.4 sums T_m = 16*54^2 Psi^4 sigma_bar^2 log(2M/delta)/(mu^2 eps_m^2) = 4 sigma_bar^2 log(2M/delta)/"

@@ -11,6 +11,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from fedrates.solvers.algorithms.c_fedda import CFedDA
@@ -140,3 +141,25 @@ def test_high_probability_conditions_not_met_when_grid_starts_below_a() -> None:
     v = claim.judge(claim.simulate(claim.points("quick")[0], claim.seeds("quick")[:3]), "quick")
     assert v["verdict"] == "conditions-not-met"
     assert "R >= a" in v["message"]
+
+
+def _fake_records(claim, proposed: float, baseline: float) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = []
+    for seed in range(6):
+        for name in claim.proposed + claim.baselines:
+            value = (proposed if name in claim.proposed else baseline) + 0.01 * rng.standard_normal()
+            rows.append({"metric": claim.metric, "seed": seed, "algorithm": name, "value": value})
+    return pd.DataFrame(rows)
+
+
+def test_analysed_erratum_must_reproduce() -> None:
+    # the erratum (experiment outside the theory) predicts T < a and no significant figure ordering with the
+    # analysed weights: a run where the analysed methods clearly win does not reproduce it, and the verdict is fail
+    claim = CLAIMS["bao.fig1/comparison-analysed"]
+    assert claim.erratum.kind == "experiment-outside-theory"
+    won = claim.judge(_fake_records(claim, proposed=1.0, baseline=2.0), "quick")
+    assert won["verdict"] == "fail" and "did not reproduce" in won["message"], won["message"]
+    lost = claim.judge(_fake_records(claim, proposed=2.0, baseline=1.0), "quick")
+    assert lost["verdict"] == "erratum" and lost["erratum_kind"] == "experiment-outside-theory"
+    assert all(c["holds"] is False for c in lost["conditions"])  # T >= a and R >= a both fail at the budgets

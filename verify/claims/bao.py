@@ -37,6 +37,7 @@ import numpy as np
 from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim, evaluate_conditions, matrix, records_from_trace
+from fedrates.verify.errata import Erratum
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 

@@ -43,6 +43,7 @@ import numpy as np
 from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
+from fedrates.verify.errata import Erratum
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
@@ -265,6 +266,42 @@ class FigureComparison(Claim):
                     worst = res
         return worst, lines
 
+    def _judge_erratum(self, table: pd.DataFrame, profile: str, seeds: list[int], measured: str, extra: dict,
+                       sufficiency: dict) -> dict:
+        """The experiment-outside-theory erratum: its prediction is (a) deterministic, the figures' budgets have
+        T = R·E < a = 4L/μ (and R < a), where Theorems 2.1 and 3.1 make no statement, with L the instance's exact
+        smoothness and the authors' μ; and (b) measured, with the analysed weights the figures' ordering (every
+        proposed method below every baseline, paired one-sided 95%) is not significant.  The check *fails* (the
+        erratum reproduces) when both hold, and passes (a ``fail`` verdict: the erratum did not reproduce) when the
+        budget reaches a or the analysed methods show the figures' ordering after all."""
+        params = {k: v for k, v in self.points(profile)[0].items() if k not in _RUN_KEYS}
+        problem, _ = problem_and_reference(self.family, params)
+        L, _ = curvature(problem)
+        a = 4 * L / PAPER_MU
+        R = self.rounds[profile]
+        T = R * self.local_steps
+        forward, lines = self._pairs(table, reverse=False)
+        reverse, _ = self._pairs(table, reverse=True)
+        outside = T < a and R < a
+        ordering = forward.verdict == "pass"
+        facts = (f"T = R·E = {R}·{self.local_steps} = {T} and R = {R} against a = 4L/μ = {a:.4g} (L = {L:.4g}, "
+                 f"μ = {PAPER_MU:g}): {'T < a, R < a' if outside else 'the budget reaches a'}; figures' ordering with "
+                 f"the analysed weights {'significant' if ordering else 'not significant'}; reversed ordering "
+                 f"(every baseline below every proposed method) "
+                 f"{'significant' if reverse.verdict == 'pass' else 'not significant'}")
+        predicted = "T < a = 4L/μ and the figures' ordering not significant with the analysed weights"
+        if outside and not ordering:
+            res = checks.CheckResult("fail", measured, predicted, forward.tolerance,
+                                     f"reproduced: {facts} | " + " | ".join(lines))
+        else:
+            res = checks.CheckResult("pass", measured, predicted, forward.tolerance,
+                                     f"{facts} | " + " | ".join(lines))
+        constants = {"L": L, "mu": PAPER_MU, "a": a, "T": float(T), "R": float(R)}
+        conditions = [{"condition": "Theorem 2.1: T >= a", "holds": bool(T >= a), "value": f"T = {T}, a = {a:.4g}"},
+                      {"condition": "Theorem 3.1: R >= a", "holds": bool(R >= a), "value": f"R = {R}, a = {a:.4g}"}]
+        return self.verdict(res, conditions=conditions, seeds=seeds, constants=constants, statement=self.title,
+                            extra=extra, **sufficiency)
+
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         sub = records[records["metric"] == self.metric]
         table = sub.pivot_table(index="seed", columns="algorithm", values="value", aggfunc="last").sort_index()
@@ -277,28 +314,8 @@ class FigureComparison(Claim):
             "; ".join(f"{k} {v:.4g}" for k, v in means.items())
         # distances are to the known ground truth w°: no computed reference enters (certified gap 0)
         sufficiency = {"reference_gap": 0.0, "smallest_measured": float(np.nanmin(table.to_numpy(dtype=float)))}
-        if self.erratum:
-            # the erratum is itself a prediction: the analysed methods are *slower* than the baselines, i.e. every
-            # baseline beats every proposed method (paired, one-sided 95%). It is "erratum" only when that
-            # reversal is measured; "fail" when the paper's ordering holds after all (the erratum is wrong).
-            reverse, lines = self._pairs(table, reverse=True)
-            forward, _ = self._pairs(table, reverse=False)
-            if reverse.verdict == "pass":
-                res = checks.CheckResult("erratum", measured, "every baseline < every proposed (erratum)",
-                                         reverse.tolerance, "the erratum's prediction holds: " + " | ".join(lines))
-            elif forward.verdict == "pass":
-                res = checks.CheckResult("fail", measured, "every baseline < every proposed (erratum)",
-                                         forward.tolerance, "the erratum's prediction is falsified: the analysed "
-                                         "methods beat the baselines, as the paper states | " + " | ".join(lines))
-            else:
-                res = checks.CheckResult("inconclusive", measured, "every baseline < every proposed (erratum)",
-                                         reverse.tolerance, "neither the paper's ordering nor the erratum's "
-                                         "reversal is significant | " + " | ".join(lines))
-            plain = dataclasses.replace(self, erratum=None)
-            out = plain.verdict(res, conditions=[], seeds=seeds, constants={}, statement=self.title, extra=extra,
-                                **sufficiency)
-            out["erratum_text"] = self.erratum
-            return out
+        if self.erratum is not None:
+            return self._judge_erratum(table, profile, seeds, measured, extra, sufficiency)
         worst, lines = self._pairs(table, reverse=False)
         worst.measured = measured
         worst.message = " | ".join(lines)
@@ -324,11 +341,25 @@ _ANALYSED_CONFIG = ("Analysed configuration: α_t = (t + a)², a = 4L/μ with th
                     "authors' μ = 0.1, γ = 2μa³, the theorems' weighted-average outputs; C-FedDA ε₀ = 1.5‖w₀ − ŵ‖₁ "
                     "(nuclear: ‖·‖_nuc); MC-FedDA ε_m = 108Ψ²λ_m/μ with Ψ from w°.  At these round budgets "
                     "R < a, so Theorems 2.1/3.1 make no statement: this records what the analysed weights do.")
-_ANALYSED_ERRATUM = ("§4 does not run the analysed algorithms: the released code uses α ≡ 1, a constant γ "
-                     "(App. F's 'L'), evaluates the last server point rather than the weighted average, and has "
-                     "no domain ball; with α_t = (t + a)², a = 4L/μ and γ = 2μa³ the "
-                     "effective step is ≈ 1/(0.8L·(1 + t/(4a))) and the weighted average keeps w₀'s weight, so "
-                     "the analysed methods are slower than the tuned baselines at the figures' round budgets")
+_ANALYSED_ERRATUM = Erratum(
+    kind="experiment-outside-theory",
+    where="Section 4 (Figures 1 and 2) and Appendix F",
+    quote=("From the results in Figure 1 and 2, we can see that our proposed three algorithms show faster "
+           "convergence than FedDA and FedMiD, which is consisting with our linear speedup results."),
+    true_statement=(
+        "the figures were not produced in the regime of Theorems 2.1 and 3.1: the released code runs alpha_t = 1 and "
+        "a hand-set gamma (Appendix F's 'L = 550/600'), evaluates the last server point, has no domain ball and "
+        "samples 10 of 64 clients per round; with the analysed weights (alpha_t = (t+a)^2, a = 4L/mu, gamma = "
+        "2 mu a^3, mu = 0.1) the figures' budgets have T < a, where the theorems make no statement. The figures' "
+        "ordering is reproduced in their own configuration (bao.fig1/comparison, bao.fig2/comparison); the "
+        "theorems do not explain it"),
+    evidence=(
+        "a = 4L/mu from the instance's exact L against T = R E of the figures' budgets (deterministic), and paired "
+        "comparisons over seeds of the analysed-weight methods against the baselines at the same budget "
+        "(one-sided 95%)"),
+    prediction=("at the figures' budgets T = R E < a = 4L/mu (and R < a), and with the analysed weights the proposed "
+                "methods do not significantly beat the baselines"),
+)
 
 
 def _fig_claim(fig: str, family: str, configuration: str) -> FigureComparison:
