@@ -39,6 +39,7 @@ import numpy as np
 
 from fedrates._lazy import lazy_import
 from fedrates.verify import checks, exact
+from fedrates.verify import margins as mg
 from fedrates.verify import tolerances as tol
 from fedrates.verify.claims.base import Claim, records_from_trace
 
@@ -250,7 +251,8 @@ class ExactMoments(Claim):
                            + ", ".join(f"{v:.5g}" for v in np.nanmean(y, axis=0)))
         result.predicted = "exact " + ", ".join(f"{v:.5g}" for v in expected)
         return self.verdict(result, conditions=conditions, seeds=seeds, constants=constants, statement=self.title,
-                            reference_gap=ref_gap, smallest_measured=float(np.min(expected)))
+                            reference_gap=ref_gap, smallest_measured=float(np.min(expected)),
+                            margin=moments_resolution(result))
 
 
 @dataclass(frozen=True)
@@ -273,6 +275,16 @@ class FedAvgFixedPoint(ExactMoments):
                 v["verdict"] = "fail"
                 v["message"] += f"; but the last iterate is at {last:.6g}, not at the fixed point ({bias2:.6g})"
         return v
+
+
+def moments_resolution(result: checks.CheckResult) -> dict:
+    """Resolution margin of :func:`checks.exact_expectation`: the largest half-width relative to the exact value
+    (a deviation of that relative size is detected), or the relative tolerance of a deterministic comparison."""
+    d = result.details or {}
+    if "half_width" in d:
+        half, expected = np.asarray(d["half_width"], dtype=float), np.asarray(d["expected"], dtype=float)
+        return mg.resolution(float(np.max(half / np.maximum(np.abs(expected), np.finfo(float).tiny))))
+    return mg.resolution(tol.EXACT_RELATIVE)
 
 
 # ---- the law of the returned point --------------------------------------------------------------------------------
@@ -537,8 +549,11 @@ class ReturnedPointLaw(ExactMoments):
         result = returned_point_check(y, mean, cov, self.block, scale, alts)
         power = result.details.get("power", {}) if result.details else {}
         extra = {"power": power, "resolution": result.details.get("resolution") if result.details else None}
+        margin = mg.resolution(extra["resolution"]) if extra["resolution"] is not None else None
+        if margin is not None and power:
+            margin["text"] += ("; power against returning the " + ", ".join(f"{k} {v:.3f}" for k, v in power.items()))
         return self.verdict(result, conditions=conditions, seeds=seeds, constants=constants, statement=self.title,
-                            extra=extra)
+                            extra=extra, margin=margin)
 
 
 # ---- exact limits of the composite methods ------------------------------------------------------------------------
@@ -633,9 +648,11 @@ class ExactLimit(Claim):
             res = checks.CheckResult("fail", measured, f"gap(R) ≤ {threshold:.3g}", f"relative {self.fraction:g}",
                                      f"the limit is not the certified optimum: gap {last:.3g} > {threshold:.3g} "
                                      f"after {self.rounds} rounds")
-        # the smallest quantity measured is the threshold the gap is compared with (or the gap when it is larger)
+        # the smallest quantity measured is the threshold the gap is compared with (or the gap when it is larger);
+        # the margin: a limit whose gap exceeds threshold/gap₀ of the initial gap is detected
         return self.verdict(res, conditions=conditions, seeds=seeds, constants=constants, statement=self.title,
-                            reference_gap=ref_gap, smallest_measured=threshold)
+                            reference_gap=ref_gap, smallest_measured=threshold,
+                            margin=mg.resolution(threshold / gap0 if gap0 > 0 else self.fraction))
 
 
 @cache
