@@ -36,6 +36,10 @@ DESIGNATED = {
     "bao.returned/fast-fedda": "fast_fedda/index-shift-output",
     "bao.returned/c-fedda": "c_fedda/index-shift-output",
     "bao.returned/mc-fedda": "mc_fedda/stage-centre-output",
+    "bao.returned/fast-fedda-population": "fast_fedda/server-points-only",
+    "bao.returned/fedmid-trace-population": "fedmid/polyak-output",
+    "bao.returned/fast-fedda-sampled": "fast_fedda/uniform-weights",
+    "bao.returned/c-fedda-sampled": "c_fedda/uniform-weights",
 }
 
 

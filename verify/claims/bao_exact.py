@@ -798,6 +798,19 @@ CLAIMS: tuple[Claim, ...] = (
               "C-FedDA returns (1/A_R)Σ_{r=0}^{R} α_r w̄_{r+1} (Theorem 3.1): its mean equals the exact mean (E = 2)",
               _QUAD_REGIME + " ε₀ = 1e6 (never binds), a = 4L/µ, γ = 2µa³." + _START, problem_params=QUAD,
               hyper={"local_steps": 2, "eps0": 1e6}, builder="c_fedda", rounds=(1, 2, 4, 12)),
+    _returned("bao.returned/fast-fedda-sampled", "fast_fedda",
+              "Fast-FedDA with 2 of 4 clients sampled per round (the §4 runs sample; not analysed): the averages of "
+              "g and w̃ over the participants with renormalised π_k, and the returned α-weighted virtual average, "
+              "have the exact mean",
+              _QUAD_REGIME.replace("full participation", "2 of 4 clients sampled per round")
+              + " a = 4L/µ, γ = 2µa³." + _START, problem_params=QUAD, hyper={"local_steps": 3},
+              builder="fast_fedda", rounds=(1, 2, 4, 12), participating=2),
+    _returned("bao.returned/c-fedda-sampled", "c_fedda",
+              "C-FedDA with 2 of 4 clients sampled per round (the §4 runs sample; not analysed): the returned "
+              "α_r-weighted average of the server points has the exact mean",
+              _QUAD_REGIME.replace("full participation", "2 of 4 clients sampled per round")
+              + " ε₀ = 1e6 (never binds), a = 4L/µ, γ = 2µa³." + _START, problem_params=QUAD,
+              hyper={"local_steps": 2, "eps0": 1e6}, builder="c_fedda", rounds=(1, 2, 4, 12), participating=2),
     _returned("bao.returned/mc-fedda", "mc_fedda",
               "MC-FedDA returns the last stage's C-FedDA output, stage m + 1 centred at stage m's output "
               "(Algorithm 3): its mean equals the exact mean (3 stages of 3 rounds, E = 2)",
@@ -868,8 +881,9 @@ def _variants() -> tuple[Any, ...]:
     fedmid = ("bao.exact/fedmid-moments", "bao.limit/fedmid-prox-gradient", "bao.returned/fedmid",
               "bao.returned/fedmid-trace-population")
     fast = ("bao.exact/fast-fedda-moments", "bao.limit/fast-fedda", "bao.returned/fast-fedda",
-            "bao.returned/fast-fedda-population")
-    cfd = ("bao.exact/c-fedda-moments", "bao.limit/c-fedda-offcentre", "bao.returned/c-fedda")
+            "bao.returned/fast-fedda-population", "bao.returned/fast-fedda-sampled")
+    cfd = ("bao.exact/c-fedda-moments", "bao.limit/c-fedda-offcentre", "bao.returned/c-fedda",
+           "bao.returned/c-fedda-sampled")
     mcf = ("bao.limit/mc-fedda", "bao.returned/mc-fedda")
     moments = tuple(c.id for c in CLAIMS if c.id.endswith("-moments"))
     gaussian = tuple(c.id for c in CLAIMS if c.id.endswith("-moments") and getattr(c, "family", "") == "quadratic")
@@ -942,7 +956,8 @@ def _variants() -> tuple[Any, ...]:
           ("bao.returned/fast-fedda",), apply=_with(bb.FastFedDAWtildeOutput)),
         V("fast_fedda/server-points-only", "algorithm",
           "α-weighted average over the server points only, not over every virtual point",
-          ("bao.returned/fast-fedda",), apply=_with(bb.FastFedDAServerPointsOnly)),
+          ("bao.returned/fast-fedda", "bao.returned/fast-fedda-population"),
+          apply=_with(bb.FastFedDAServerPointsOnly)),
         V("c_fedda/index-shift-output", "algorithm",
           "returns Σ_{r≤R} α_r w̄_r/A_R (centre in, w̄_{R+1} out) instead of Σ_{r≤R} α_r w̄_{r+1}/A_R",
           ("bao.returned/c-fedda",), apply=_with(bb.CFedDAIndexShift)),
