@@ -26,4 +26,5 @@ def test_caught_variant_exits_0_with_its_catching_claim(capsys) -> None:
     assert doc["kill_ratio"] == 1.0 and doc["total"] == 1
     (row,) = doc["variants"]
     assert row["caught_by"] == "bao.exact/fedprox-moments" and row["verdict"] == "fail"
-    assert [c["verdict"] for c in doc["correct"]] == ["pass"]
+    # every claim the variant names (the FedProx moments and returned-point claims) passes on the correct code
+    assert doc["correct"] and all(c["verdict"] == "pass" for c in doc["correct"])
