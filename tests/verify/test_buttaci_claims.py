@@ -22,7 +22,8 @@ from fedrates.verify.variants import all_variants
 
 PROFILE = "quick"
 get = {c.id: c for c in buttaci.CLAIMS}.__getitem__
-STOCHASTIC = ("buttaci.lemma1/identity", "buttaci.alg1/reductions", "buttaci.thm3/validity", "buttaci.thm1/validity",
+STOCHASTIC = ("buttaci.lemma1/identity", "buttaci.alg1/reductions", "buttaci.alg1/returned-point",
+              "buttaci.thm3/validity", "buttaci.thm1/validity",
               "buttaci.lemB2/deviation", "buttaci.lemA2/deviation", "buttaci.lemB3.kappa/mean-multiplier",
               "buttaci.lemB3/recursion", "buttaci.lemA3/recursion")
 DETERMINISTIC = [c.id for c in buttaci.CLAIMS if c.id not in STOCHASTIC]
@@ -73,7 +74,22 @@ MUST_FAIL = {
     "fedprox/step-over-E": "buttaci.lemA3.kappa/exact-multiplier",
     "fedprox/update-divided-by-C": "buttaci.thm2/validity",
     "similarity/no-sign-canonicalisation": "buttaci.graph/invariants",
+    "similarity/cosine-adjacency": "buttaci.lemB3/round-map",
+    "similarity/row-normalised-weights": "buttaci.lemA3/round-map",
+    "pfl/returns-uniform-neighbour-mean": "buttaci.alg1/returned-point",
+    "fedprox/returns-previous-round": "buttaci.alg1/returned-point",
 }
+
+
+@pytest.mark.parametrize("patch", [buttaci.cosine_adjacency, buttaci.row_normalised_weights])
+def test_graph_variants_fail_the_definition_check(patch):
+    """A graph built by another formula keeps every invariant but the comparison with Def. 2 on all pairs."""
+    with patch():
+        v = verdict(get("buttaci.graph/invariants"))
+    assert v["verdict"] == "fail" and "def2" in v["message"], v["message"]
+    bad = v["message"]
+    for kept in ("symmetry", "zero-diagonal", "nonnegative", "total-weight", "degrees-sum", "degrees-are-row-sums"):
+        assert f": {kept} =" not in bad, bad
 
 
 def test_every_variant_has_a_target():

@@ -190,9 +190,19 @@ class GraphInvariants(Claim):
             # identical data: mis = 0 is clipped (3 pairs), A stays finite and equal on the clipped pairs
             out["clipping"] = 0.0 if (g.clipped == 3 and np.all(np.isfinite(g.adjacency))
                                       and np.isclose(g.adjacency[0, 1], -np.log(g.clip))) else 1.0
+        # Def. 1–2 and Algorithm 1 on every pair, recomputed here from the graph's messages (checked above to be the
+        # top PCs): A_in = −ln max(mis, clip) for i ≠ n (0 on the diagonal), p_in = A_in/𝟏ᵀA𝟏, p_i = Σ_n p_in
+        mis = (1.0 - M @ M.T) / 2.0
+        A = np.where(np.eye(K, dtype=bool), 0.0, -np.log(np.maximum(mis, g.clip)))
+        out["adjacency-def2-all-pairs"] = float(np.max(np.abs(g.adjacency - A)) / max(1.0, float(A.max())))
+        out["weights-def2-all-pairs"] = float(np.max(np.abs(P - A / A.sum())) * K)
+        out["degrees-def2"] = float(np.max(np.abs(g.degrees - (A / A.sum()).sum(axis=1))))
         if point["case"].startswith("buttaci"):
             problem, _, _ = runs.instance({"preset": point["case"]})
             out["instance-weights"] = float(np.max(np.abs(problem.weights - g.degrees)))
+            _, P2, p2 = runs.def2_graph(problem)
+            out["instance-graph-def2"] = float(max(np.max(np.abs(problem.extras["similarity_weights"] - P2)) * K,
+                                                   np.max(np.abs(problem.weights - p2))))
         seed = seeds[0] if seeds else 0
         items = [(name, seed, 0, value, GRAPH_TOL) for name, value in out.items()]
         return _rows(self, GRAPH_CASES.index(point["case"]), point, items, X.shape[-1])
@@ -281,14 +291,20 @@ class Lemma1Identity(Claim):
         return self.verdict(res, conditions=[], seeds=seeds, constants={})
 
 
-def _perturbed_graph(problem: Any) -> Any:
-    """The problem with p_in + D, D symmetric with zero row sums on clients 0–3 (degrees unchanged, p_in ≥ 0)."""
-    P = np.array(problem.extras["similarity_weights"], dtype=float)
+def _perturb_weights(P: np.ndarray) -> np.ndarray:
+    """p_in + D, D symmetric with zero row sums on clients 0–3 (degrees unchanged, p_in ≥ 0)."""
+    P = np.array(P, dtype=float)
     delta = 0.5 * min(P[0, 2], P[1, 3])
     D = np.zeros_like(P)
     for (i, j), sign in {(0, 1): 1, (2, 3): 1, (0, 2): -1, (1, 3): -1}.items():
         D[i, j] = D[j, i] = sign * delta
-    return dataclasses.replace(problem, extras={**problem.extras, "similarity_weights": P + D})
+    return P + D
+
+
+def _perturbed_graph(problem: Any) -> Any:
+    """The problem with p_in + D, D symmetric with zero row sums on clients 0–3 (degrees unchanged, p_in ≥ 0)."""
+    P = _perturb_weights(problem.extras["similarity_weights"])
+    return dataclasses.replace(problem, extras={**problem.extras, "similarity_weights": P})
 
 
 # ---- 3. reductions
@@ -913,15 +929,26 @@ class RoundMap(Claim):
             alg = _algorithm(self, "fedprox", step=gamma, mu_prox=alpha, local_steps=E)
         w0 = _start(problem, consts, scale=3.0)
         run = runs.instrumented_run(alg, problem, self.rounds, seeds[:1], w0, exact=True)
-        J, c, d = runs.round_map(problem, self.algorithm, gamma, E, alpha=alpha, beta=beta)
-        z = np.concatenate([w0] * (J.shape[0] // d))
-        pred = [z[:d]]
-        for _ in range(self.rounds):
-            z = J @ z + c
-            pred.append(z[:d])
-        pred = np.stack(pred)
-        err = np.linalg.norm(run.x[:, 0] - pred[:run.x.shape[0]], axis=-1) / (1 + np.linalg.norm(pred[:run.x.shape[0]],
-                                                                                                  axis=-1))
+        # the prediction uses the graph of Def. 2 recomputed from the raw data (not the instance's weights), so a
+        # graph built by another formula makes the run leave the predicted trajectory
+        _, P, p = runs.def2_graph(problem)
+        J, c, d = runs.round_map(problem, self.algorithm, gamma, E, alpha=alpha, beta=beta, graph=(P, p))
+
+        def trajectory(J: np.ndarray, c: np.ndarray) -> np.ndarray:
+            z = np.concatenate([w0] * (J.shape[0] // d))
+            out = [z[:d]]
+            for _ in range(self.rounds):
+                z = J @ z + c
+                out.append(z[:d])
+            out = np.stack(out)[:run.x.shape[0]]
+            return np.linalg.norm(run.x[:, 0] - out, axis=-1) / (1 + np.linalg.norm(out, axis=-1))
+
+        err = trajectory(J, c)
+        # sensitivity control: the same prediction with another admissible graph (PFL: p_in perturbed at fixed
+        # degrees; FedProx: uniform aggregation weights) must be far from the run
+        other = (_perturb_weights(P), p) if self.algorithm == "pfl" else (P, np.full_like(p, 1.0 / p.size))
+        control = float(np.max(trajectory(*runs.round_map(problem, self.algorithm, gamma, E, alpha=alpha,
+                                                             beta=beta, graph=other)[:2])))
         if not run.finite:
             err = np.full(self.rounds + 1, np.inf)
         z_inf = np.linalg.solve(np.eye(J.shape[0]) - J, c)
@@ -932,7 +959,8 @@ class RoundMap(Claim):
         items += [("bias", seed, self.rounds, float(np.linalg.norm(x_inf - consts["w_star"])), np.nan),
                   ("fixed_point_gap", seed, self.rounds, float(problem.smooth_value(x_inf)) - consts["f_star"],
                    np.nan),
-                  ("spectral_radius", seed, self.rounds, rho, 1.0)]
+                  ("spectral_radius", seed, self.rounds, rho, 1.0),
+                  ("graph_control", seed, self.rounds, control, CONTROL_MIN)]
         return _rows(self, self._grid().index((a, E)), point, items, problem.dim)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
@@ -949,9 +977,15 @@ class RoundMap(Claim):
         sym = "β" if self.algorithm == "pfl" else "α/L"
         detail = "; ".join(f"{sym}={grid[i][0]:g}, E={grid[i][1]}: ‖w_∞ − w*‖ = {bias[i]:.3g}, ρ = {rho[i]:.6f}"
                            for i in bias.index)
-        measured = f"max relative trajectory error {worst:.3g}; {detail}"
+        control = _metric(records, "graph_control")["value"]
+        ctl = float(control.min()) if len(control) else 0.0
+        measured = (f"max relative trajectory error {worst:.3g}; the same map with another graph ("
+                    f"{'p_in perturbed at fixed degrees' if self.algorithm == 'pfl' else 'uniform weights'}) misses "
+                    f"by ≥ {ctl:.3g}; {detail}")
         checks_ = [("trajectory", worst <= ROUND_MAP_TOL, f"the run leaves the exact affine trajectory ({worst:.3g})"),
-                   ("stable map", bool(np.all(rho < 1)), "the round map is not a contraction")]
+                   ("stable map", bool(np.all(rho < 1)), "the round map is not a contraction"),
+                   ("graph sensitivity", ctl >= CONTROL_MIN,
+                    f"the prediction does not depend on the graph on this instance (control {ctl:.3g})")]
         if self.algorithm != "pfl" and 0.0 in self.params_grid and 1 in self.steps_grid:
             i = grid.index((0.0, 1))
             checks_.append(("FedAvg E=1 unbiased", float(bias[i]) <= 1e-9 * (1 + np.linalg.norm(consts["w_star"])),
@@ -1043,3 +1077,90 @@ class Deviation(Claim):
         res = CheckResult(verdict, measured, "lhs ≤ rhs with the realised G_t²", "floating point (1e-9)", msg)
         return self.verdict(res, conditions=[], seeds=seeds, constants={},
                             bound_ratio=float(worst.max()) if np.all(np.isfinite(worst)) else None)
+
+
+# ---- 5d. the returned point
+RETURNED_TOL = 1e-12  # relative to 1 + ‖w̄‖: a few roundings of E ≤ 4 local steps
+
+
+@dataclass(frozen=True)
+class ReturnedPoint(Claim):
+    """The point each algorithm returns after every round t = 1..T is the server model of the paper, reconstructed
+    pathwise from the recorded gradient queries (stochastic gradients included, so it pins the returned point's
+    law for every sample path, not only its mean):
+
+    * PFL (Algorithm 1, Adjacency scheme): w̄_{t+1,0} = Σ_i p_i w_{t,E}^i with w_{t,E}^i = w̄_{t,0} − γ Σ_k g_{t,k}^i
+      (rule (3)) and w̄_{t,0} = Σ_i p_i w̃_{t,0}^i (the first queries: Σ_i p_i u_t^i = w̄_{t,0} since Σ_i p_in = p_n);
+    * FedProx/FedAvg (App. A (10)–(12)): w_{t,0}^i = w̄_{t,0} for every i (the first queries, checked equal), the last
+      local step w_{t,E}^i = w_{t,E−1}^i − γ(g_{t,E−1}^i + α(w_{t,E−1}^i − w̄_{t,0})), and w̄_{t+1,0} = Σ_i p_i w_{t,E}^i.
+
+    The degrees p_i are those of Def. 2 recomputed from the data (:func:`_buttaci_runs.def2_graph`).  The last
+    iterate of a client, an unweighted mean, a neighbour average or the previous round's model all fail."""
+
+    rounds: int = 6
+    local_steps: int = 4
+    cases: tuple = (("pfl", 0.5), ("fedprox", 0.5), ("fedavg", 0.0))  # (algorithm, β or α/L)
+    n_seeds: dict = field(default_factory=lambda: {"quick": 3, "standard": 3, "full": 8})
+
+    def points(self, profile: str) -> list[dict]:
+        return [{**LEMMA1_INSTANCE, "sigma": 1.0, "method": a, "param": v, "local_steps": self.local_steps}
+                for a, v in self.cases]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, _, consts = runs.instance(_params(point))
+        E, L, name = self.local_steps, consts["L"], point["method"]
+        if name == "pfl":
+            gamma, alpha = 1 / (2 * L * E), 0.0
+            alg = _algorithm(self, "pfl", step=gamma, beta=point["param"], local_steps=E)
+        else:
+            alpha = point["param"] * L
+            gamma = 1 / (2 * E * (L + alpha))
+            hyper = {"mu_prox": alpha} if name == "fedprox" else {}
+            alg = _algorithm(self, name, step=gamma, local_steps=E, **hyper)
+        run = runs.instrumented_run(alg, problem, self.rounds, list(seeds), _start(problem, consts), exact=False)
+        _, _, p = runs.def2_graph(problem)
+        q, g = run.queries, run.grads  # (T, E, R, K, d)
+        T = run.rounds
+        if name == "pfl":
+            start = np.einsum("i,trid->trd", p, q[:, 0])  # w̄_{t,0}
+            pred = start - gamma * np.einsum("i,tkrid->trd", p, g)
+            broadcast = np.zeros((T, len(seeds)))
+        else:
+            start = q[:, 0, :, 0]
+            last = q[:, -1] - gamma * (g[:, -1] + alpha * (q[:, -1] - q[:, :1, :, :, :][:, 0]))
+            pred = np.einsum("i,trid->trd", p, last)
+            broadcast = np.max(np.linalg.norm(q[:, 0] - start[:, :, None], axis=-1), axis=-1)
+        scale = 1 + np.linalg.norm(pred, axis=-1)
+        err = np.linalg.norm(run.x[1:T + 1] - pred, axis=-1) / scale  # returned point after round t + 1
+        start_err = np.linalg.norm(run.x[:T] - start, axis=-1) / scale  # returned point = the next round's start
+        if not run.finite:
+            err = np.full_like(err, np.inf)
+        items = []
+        for r, s in enumerate(seeds):
+            for t in range(T):
+                items.append(("returned_point_error", s, t + 1, float(err[t, r]), RETURNED_TOL))
+                items.append(("start_error", s, t, float(max(start_err[t, r], broadcast[t, r])), RETURNED_TOL))
+        return _rows(self, [c[0] for c in self.cases].index(name), point, items, problem.dim)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        seeds = _seeds(records)
+        empty = _fail_if_empty(records)
+        if empty:
+            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        worst = records.groupby(["point", "metric"])["value"].max()
+        names = [c[0] for c in self.cases]
+        measured = "; ".join(f"{names[int(pt)]} {m.split('_')[0]}: {v:.3g}" for (pt, m), v in worst.items())
+        bad = [f"{names[int(pt)]} ({m})" for (pt, m), v in worst.items() if not v <= RETURNED_TOL]
+        if bad:
+            res = CheckResult("fail", f"max relative error — {measured}", "Σ_i p_i w_{t,E}^i (the server model)",
+                              f"relative {RETURNED_TOL:g}", "the returned point is not the server model: "
+                              + ", ".join(bad))
+        else:
+            res = CheckResult("pass", f"max relative error — {measured}", "Σ_i p_i w_{t,E}^i (the server model)",
+                              f"relative {RETURNED_TOL:g}",
+                              f"every returned point is the degree-weighted server model, at every round of "
+                              f"{len(seeds)} stochastic runs per algorithm")
+        return self._exact_verdict(res, seeds, float(worst.max()), RETURNED_TOL)
+
+    def _exact_verdict(self, res: CheckResult, seeds: list[int], worst: float, tol: float) -> dict:
+        return self.verdict(res, conditions=[], seeds=seeds, constants={})

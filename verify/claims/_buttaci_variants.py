@@ -18,7 +18,8 @@ from fedrates.solvers.algorithms.pfl import PFL
 
 __all__ = ["BetaOnWrongModel", "UniformAggregation", "CurrentRoundNeighbours", "StepTimesTen", "StepOverE",
            "NoBroadcast", "ProxSignFlipped", "FedProxStepTimesTen", "FedProxStepOverE", "FedProxNoBroadcast",
-           "no_sign_canonicalisation"]
+           "no_sign_canonicalisation", "cosine_adjacency", "row_normalised_weights", "ReturnsUniformAverage",
+           "FedProxReturnsPrevious"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -143,3 +144,63 @@ def no_sign_canonicalisation() -> Iterator[None]:
         yield
     finally:
         similarity.canonical_sign = original
+
+
+@contextmanager
+def cosine_adjacency() -> Iterator[None]:
+    """[A]_in = 1 − mis(i, n) (cosine similarity mapped to [0, 1]) instead of −ln mis(i, n) (Def. 2): symmetric,
+    non-negative, zero diagonal; p_in = A_in/𝟏ᵀA𝟏 and p_i = Σ_n p_in keep every degree identity."""
+    from fedrates.solvers import similarity
+
+    original = similarity.adjacency
+
+    def adjacency(mis: np.ndarray, clip: float = similarity.DEFAULT_CLIP) -> tuple[np.ndarray, int]:
+        A, clipped = original(mis, clip)
+        return np.where(np.eye(A.shape[0], dtype=bool), 0.0, 1.0 - np.asarray(mis, dtype=float)), clipped
+
+    similarity.adjacency = adjacency
+    try:
+        yield
+    finally:
+        similarity.adjacency = original
+
+
+@contextmanager
+def row_normalised_weights() -> Iterator[None]:
+    """p_in = (A_in/(C Σ_m A_im) + A_ni/(C Σ_m A_nm))/2 (each row normalised, then symmetrised) instead of
+    A_in/𝟏ᵀA𝟏 (Algorithm 1): still symmetric, non-negative, Σ p_in = 1 and p_i = Σ_n p_in."""
+    from fedrates.solvers import similarity
+
+    original = similarity.adjacency
+
+    def adjacency(mis: np.ndarray, clip: float = similarity.DEFAULT_CLIP) -> tuple[np.ndarray, int]:
+        A, clipped = original(mis, clip)
+        R = A / (A.shape[0] * A.sum(axis=1, keepdims=True))
+        # scaled so that 𝟏ᵀA𝟏 = 1: build_graph's normalisation then returns these weights unchanged
+        return 0.5 * (R + R.T), clipped
+
+    similarity.adjacency = adjacency
+    try:
+        yield
+    finally:
+        similarity.adjacency = original
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReturnsUniformAverage(PFL):
+    """Returns the unweighted mean of the clients' neighbour averages (1/C) Σ_i u^i instead of the server model
+    w̄_{T,0} = Σ_i p_i w_{T−1,E}^i; the rounds themselves are correct."""
+
+    def output(self, state: dict) -> np.ndarray:
+        return np.mean(state["u"], axis=1)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FedProxReturnsPrevious(FedProx):
+    """Returns the server model of the round before (w̄_{T−1,0}) instead of w̄_{T,0}; the rounds are correct."""
+
+    def round(self, state: dict, problem: Any, ctx: Any) -> dict:
+        return super().round(state, problem, ctx) | {"previous": state["x"]}
+
+    def output(self, state: dict) -> np.ndarray:
+        return state.get("previous", state["x"])

@@ -64,6 +64,7 @@ from fedrates.verify.claims._buttaci_exact import (
     Lemma1Identity,
     MeanMultiplier,
     Reductions,
+    ReturnedPoint,
     RoundMap,
     Speedup,
     Stability,
@@ -73,21 +74,26 @@ from fedrates.verify.claims._buttaci_variants import (
     BetaOnWrongModel,
     CurrentRoundNeighbours,
     FedProxNoBroadcast,
+    FedProxReturnsPrevious,
     FedProxStepOverE,
     FedProxStepTimesTen,
     NoBroadcast,
     ProxSignFlipped,
+    ReturnsUniformAverage,
     StepOverE,
     StepTimesTen,
     UniformAggregation,
+    cosine_adjacency,
     no_sign_canonicalisation,
+    row_normalised_weights,
 )
 from fedrates.verify.claims.base import Claim
 from fedrates.verify.variants import BrokenVariant
 
-__all__ = ["CLAIMS", "VARIANTS", "BetaOnWrongModel", "CurrentRoundNeighbours", "FedProxNoBroadcast",
+__all__ = ["CLAIMS", "VARIANTS", "BetaOnWrongModel", "FedProxReturnsPrevious", "ReturnsUniformAverage",
+           "CurrentRoundNeighbours", "FedProxNoBroadcast",
            "FedProxStepOverE", "FedProxStepTimesTen", "NoBroadcast", "ProxSignFlipped", "StepOverE", "StepTimesTen",
-           "UniformAggregation", "_symbolic_eq9"]
+           "UniformAggregation", "_symbolic_eq9", "cosine_adjacency", "row_normalised_weights"]
 
 
 # ---- catalogue
@@ -123,6 +129,14 @@ CLAIMS: tuple[Claim, ...] = (
         "deterministic for the β-invariance; common Hessian, E = 5, β = 0.5 with p_in perturbed symmetrically at "
         "fixed degrees for the graph-irrelevance.", metric="trajectory_difference", x="round",
         why="trajectory identities are exact; E = 1 invariance checks that u_t^i averages to w̄_{t,0}"),
+    ReturnedPoint(
+        id="buttaci.alg1/returned-point", theorem="buttaci.lemma1", algorithm="pfl", problem="similar_quadratic",
+        reference_free="the returned point against the server model rebuilt from the recorded gradients",
+        title="Returned point: PFL, FedProx and FedAvg return the degree-weighted server model Σ p_i w_{T−1,E}^i",
+        regime=_CLUSTER_REGIME + " Messages from (x, y); σ = 1 (stochastic), E = 4, 6 rounds; PFL β = 0.5, "
+        "FedProx α = 0.5L, FedAvg.", metric="returned_point_error", x="round",
+        why="every statement of the paper is about the server model w̄_{T,0} (or the virtual averages built from "
+            "the same local iterates); the reconstruction is pathwise, so it pins the law of the returned point"),
     ExactMultiplier(
         id="buttaci.lemB3.kappa/exact-multiplier", theorem="buttaci.lemB3.kappa", algorithm="pfl",
         problem="similar_quadratic",
@@ -249,6 +263,26 @@ def _with(alg: Any):
 
 
 VARIANTS: tuple[BrokenVariant, ...] = (
+    BrokenVariant(
+        id="similarity/cosine-adjacency", target="instance",
+        bug="adjacency 1 − mis(i, n) instead of −ln mis(i, n) (Def. 2); symmetric, non-negative, degree "
+            "identities kept",
+        claims=("buttaci.graph/invariants", "buttaci.lemB3/round-map", "buttaci.lemA3/round-map"),
+        patch=cosine_adjacency),
+    BrokenVariant(
+        id="similarity/row-normalised-weights", target="instance",
+        bug="p_in from row-normalised adjacency, symmetrised, instead of A_in/1ᵀA1 (Algorithm 1); symmetric, "
+            "non-negative, Σ p_in = 1, p_i = Σ_n p_in kept",
+        claims=("buttaci.graph/invariants", "buttaci.lemB3/round-map", "buttaci.lemA3/round-map"),
+        patch=row_normalised_weights),
+    BrokenVariant(
+        id="pfl/returns-uniform-neighbour-mean", target="algorithm",
+        bug="returns (1/C) Σ_i u^i (an unweighted mean of the neighbour averages) instead of the server model",
+        claims=("buttaci.alg1/returned-point",), apply=_with(ReturnsUniformAverage())),
+    BrokenVariant(
+        id="fedprox/returns-previous-round", target="algorithm",
+        bug="returns the previous round's server model w̄_{T−1,0} instead of w̄_{T,0}",
+        claims=("buttaci.alg1/returned-point",), apply=_with(FedProxReturnsPrevious())),
     BrokenVariant(
         id="similarity/no-sign-canonicalisation", target="instance",
         bug="messages taken with whatever sign the eigen/SVD routine returns (Def. 1 is sign-sensitive)",
