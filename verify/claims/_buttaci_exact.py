@@ -1001,29 +1001,49 @@ class RoundMap(Claim):
 
 
 # ---- 5c. deviation lemmas A.1, A.2, B.1, B.2 (pathwise)
+#: two clients with one Hessian L·I and opposite gradients at w* (p = 1/2 each): started at w*, every round repeats
+#: and Lemma B.1 holds with equality at E = 1 (u^1 − u^2 = 2γg), A.1 up to (E−1)²/E², A.2 up to (E−1)²/(4E²)
+PAIR_INSTANCE = {"clients": 2, "dim": 2, "hessian": "common", "mu": 1.0, "L": 1.0, "within": 0.0, "noise": 0.0,
+                 "clusters": 2}
+#: the alternating schedule γ_t ∈ {γ, γ/4}: the lemmas' γ_{t−1}/γ_t terms are exercised at ratios 4 and 1/4
+ALTERNATING = 0.25
+
+
 @dataclass(frozen=True)
 class Deviation(Claim):
     """Lemmas A.1–A.2 (FedProx) or B.1–B.2 (PFL) at every (t, k, i), pathwise: the proofs bound sums of at most E
     realised steps by Cauchy–Schwarz, so with G_t² the largest realised ‖g‖² of the rounds involved (t for A.1–A.2;
-    t − 1 and t for B.1–B.2) the inequalities hold for every sample path, stochastic gradients included.
+    t − 1 and t for B.1–B.2) the inequalities hold for every sample path, stochastic gradients included.  Each lemma is
+    checked with the step of the round it names: B.1 with γ_{t−1}, B.2 with γ_t and the ratio γ_{t−1}/γ_t of its
+    indicator term, under constant steps and under steps alternating between γ and γ/4.
+
+    Sharp regime: on :data:`PAIR_INSTANCE` started at w* the bound of B.1 is attained (ratio 1 at E = 1) and A.1 is
+    within (E−1)²/E²; B.2's constant 4[4 + (1−β)² + 8(1−1/β)²] is ≥ 16 times what its four Cauchy–Schwarz terms can
+    reach, so its ratio stays below 1/16 on every instance (reported, not a margin).
 
     Measured, not reconstructed where possible: FedProx's query points are w_{t,k}^i; PFL's u_t^i is read off its
     first query point, u_t^i = (w̃_{t,0}^i − β w̄_{t,0})/(1 − β) (w_{t,0}^i = w̄_{t,0}), and w̄_{t,k} follows rule (3)."""
 
     rounds: int = 12
     param: float = 0.5  # β for PFL, α/L for FedProx
-    grid: tuple = ((1, 0.0), (5, 0.0), (5, 1.0))  # (E, σ)
+    #: (instance, E, σ, schedule)
+    grid: tuple = (("clustered", 1, 0.0, "constant"), ("clustered", 5, 0.0, "constant"),
+                   ("clustered", 5, 1.0, "constant"), ("clustered", 5, 0.0, "alternating"),
+                   ("pair", 1, 0.0, "constant"), ("pair", 5, 0.0, "alternating"))
     n_seeds: dict = field(default_factory=lambda: {"quick": 3, "standard": 3, "full": 8})
 
     def points(self, profile: str) -> list[dict]:
-        return [{**LEMMA1_INSTANCE, "local_steps": E, "sigma": sg} for E, sg in self.grid]
+        return [{**(LEMMA1_INSTANCE if inst == "clustered" else PAIR_INSTANCE), "instance": inst,
+                 "local_steps": E, "sigma": sg, "schedule": sched} for inst, E, sg, sched in self.grid]
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
-        problem, _, consts = runs.instance(_params(point))
+        inst = point["instance"]
+        params = _params(point) if inst == "clustered" else {**PAIR_INSTANCE, "sigma": point["sigma"]}
+        problem, _, consts = runs.instance(params)
         E, L = point["local_steps"], consts["L"]
         deterministic = not point["sigma"]
         use = seeds[:1] if deterministic else list(seeds)
-        w0 = _start(problem, consts, scale=3.0)
+        w0 = _start(problem, consts, scale=3.0) if inst == "clustered" else consts["w_star"]
         p = problem.weights
         if self.algorithm == "pfl":
             beta, gamma = self.param, 1 / (2 * L * E)
@@ -1032,37 +1052,43 @@ class Deviation(Claim):
             alpha = self.param * L
             gamma = 1 / (2 * E * (L + alpha))
             alg = _algorithm(self, "fedprox", step=gamma, mu_prox=alpha, local_steps=E)
-        run = runs.instrumented_run(alg, problem, self.rounds, use, w0, exact=deterministic)
+        steps = np.full(self.rounds, gamma)
+        if point["schedule"] == "alternating":
+            steps[1::2] *= ALTERNATING
+        run = runs.instrumented_run(alg, problem, self.rounds, use, w0, exact=deterministic, steps=steps)
         T = run.rounds
+        gam = steps[:T, None]  # (T, 1) γ_t
+        gprev = np.vstack([gam[:1], gam[:-1]])  # γ_{t−1} (unused at t = 0: indicator)
         g2 = np.max(np.sum(run.grads * run.grads, axis=-1), axis=(1, 3))  # (T, R): largest realised ‖g‖² per round
         x0 = run.x[:T, None, :, None, :]  # w̄_{t,0}
         out: dict[str, np.ndarray] = {}
         if self.algorithm == "pfl":
-            wbar = runs.virtual_averages(run, p, gamma, perturbed=True)  # (T, E, R, d)
+            wbar = runs.virtual_averages(run, p, steps[:T], perturbed=True)  # (T, E, R, d)
             U = (run.queries[:, 0] - beta * run.x[:T, :, None, :]) / (1 - beta)  # (T, R, K, d)
             spread = np.max(np.sum((U[:, :, :, None] - U[:, :, None]) ** 2, axis=-1), axis=(2, 3))  # (T, R)
             g2_pair = np.maximum(g2, np.vstack([g2[:1], g2[:-1]]))  # rounds t − 1 and t
             prev = np.vstack([np.zeros_like(g2[:1]), g2[:-1]])
             # t = 0: u_0^i = w̄_{0,0} for all i, the lemma's right side is 0 (indicator), so is the spread
-            rhs = 4 * gamma**2 * E**2 * prev
+            rhs = 4 * gprev**2 * E**2 * prev
             out["lemB1_ratio"] = np.divide(spread, rhs, out=np.where(spread > 1e-20, np.inf, 0.0),
                                           where=rhs > 0)
             dev = np.max(np.sum((wbar[:, :, :, None] - run.queries) ** 2, axis=-1), axis=(1, 3))  # (T, R)
             ind = (np.arange(T) >= 1)[:, None]
-            factor = 4 + (1 - beta) ** 2 + ind * 8 * (1 - 1 / beta) ** 2
-            out["lemB2_ratio"] = dev / (4 * gamma**2 * E**2 * g2_pair * factor)
+            factor = 4 + (1 - beta) ** 2 + ind * 8 * (gprev / gam) ** 2 * (1 - 1 / beta) ** 2
+            out["lemB2_ratio"] = dev / (4 * gam**2 * E**2 * g2_pair * factor)
         else:
             local = np.max(np.sum((run.queries - x0) ** 2, axis=-1), axis=(1, 3))
-            out["lemA1_ratio"] = local / (gamma**2 * E**2 * g2)
+            out["lemA1_ratio"] = local / (gam**2 * E**2 * g2)
             wbar = np.einsum("i,tkrid->tkrd", p, run.queries)
             div = np.max(np.sum((wbar[:, :, :, None] - run.queries) ** 2, axis=-1), axis=(1, 3))
-            out["lemA2_ratio"] = div / (4 * gamma**2 * E**2 * g2)
+            out["lemA2_ratio"] = div / (4 * gam**2 * E**2 * g2)
         items = []
         for name, ratio in out.items():
             if not run.finite:
                 ratio = np.full_like(ratio, np.inf)
             items += [(name, s, t, float(ratio[t, r]), 1.0) for r, s in enumerate(use) for t in range(T)]
-        return _rows(self, self.grid.index((E, point["sigma"])), point, items, problem.dim)
+        key = (inst, E, point["sigma"], point["schedule"])
+        return _rows(self, self.grid.index(key), point, items, problem.dim)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
@@ -1073,8 +1099,10 @@ class Deviation(Claim):
         measured = "; ".join(f"max {k.split('_')[0]} lhs/rhs = {v:.3g}" for k, v in worst.items())
         bad = [k for k, v in worst.items() if not v <= 1 + 1e-9]
         verdict, msg = ("fail", f"violated: {', '.join(bad)}") if bad else (
-            "pass", "every deviation inequality holds at every (t, k, i) and seed")
-        res = CheckResult(verdict, measured, "lhs ≤ rhs with the realised G_t²", "floating point (1e-9)", msg)
+            "pass", "every deviation inequality holds at every (t, k, i) and seed, with constant and alternating "
+                    "steps")
+        res = CheckResult(verdict, measured, "lhs ≤ rhs with the realised G_t² and the steps γ_{t−1}, γ_t",
+                          "floating point (1e-9)", msg)
         return self.verdict(res, conditions=[], seeds=seeds, constants={},
                             bound_ratio=float(worst.max()) if np.all(np.isfinite(worst)) else None)
 

@@ -77,8 +77,11 @@ class _Recorder:
 
 
 def instrumented_run(alg: Any, problem: Any, rounds: int, seeds: list[int], w0: np.ndarray,
-                     exact: bool) -> Run:
-    """Run ``alg`` for ``rounds`` rounds with full participation, recording every gradient query (see module)."""
+                     exact: bool, steps: Any = None) -> Run:
+    """Run ``alg`` for ``rounds`` rounds with full participation, recording every gradient query (see module).
+    ``steps`` (optional, one per round) gives the round's step size γ_t (the algorithm's ``step`` otherwise)."""
+    import dataclasses
+
     from fedrates.solvers.algorithms.base import RoundContext
     from fedrates.solvers.oracles import GradientOracle, make_streams
 
@@ -98,7 +101,8 @@ def instrumented_run(alg: Any, problem: Any, rounds: int, seeds: list[int], w0: 
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(rounds):
             oracle.begin_round(clients, E)
-            state = alg.round(state, problem, RoundContext(t, clients, weights, recorder))
+            alg_t = alg if steps is None else dataclasses.replace(alg, step=float(steps[t]))
+            state = alg_t.round(state, problem, RoundContext(t, clients, weights, recorder))
             xs.append(np.array(alg.output(state)))
             if not np.all(np.isfinite(xs[-1])) or np.max(np.abs(xs[-1])) > 1e150:
                 finite = False
@@ -137,15 +141,17 @@ def def2_graph(problem: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return A, P, P.sum(axis=1)
 
 
-def local_iterates(run: Run, step: float) -> np.ndarray:
-    """PFL's w_{t,k}^i for k = 0..E (T, E+1, R, K, d) by rule (3): w̄_{t,0} − γ Σ_{j<k} g_i(w̃_{t,j}^i)."""
+def local_iterates(run: Run, step: Any) -> np.ndarray:
+    """PFL's w_{t,k}^i for k = 0..E (T, E+1, R, K, d) by rule (3): w̄_{t,0} − γ_t Σ_{j<k} g_i(w̃_{t,j}^i); ``step``
+    is γ, or one γ_t per round."""
     T, E, R, K, d = run.queries.shape
     base = run.x[:T, None, :, None, :]
-    return np.concatenate([np.broadcast_to(base, (T, 1, R, K, d)), base - step * np.cumsum(run.grads, axis=1)],
+    gam = np.broadcast_to(np.asarray(step, dtype=float), (T,))[:, None, None, None, None]
+    return np.concatenate([np.broadcast_to(base, (T, 1, R, K, d)), base - gam * np.cumsum(run.grads, axis=1)],
                           axis=1)
 
 
-def virtual_averages(run: Run, weights: np.ndarray, step: float, perturbed: bool) -> np.ndarray:
+def virtual_averages(run: Run, weights: np.ndarray, step: Any, perturbed: bool) -> np.ndarray:
     """w̄_{t,k} = Σ_i p_i w_{t,k}^i for k = 0..E−1: (T, E, R, d).  FedProx/FedAvg (``perturbed`` False): the query
     points are the local iterates; PFL: rule (3) (:func:`local_iterates`)."""
     W = local_iterates(run, step)[:, :-1] if perturbed else run.queries
