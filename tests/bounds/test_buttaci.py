@@ -149,6 +149,9 @@ EXPECTED = {
     "buttaci.cor1": lambda p: p["T"] ** (-2 / 3),
     "buttaci.cor1.explicit": _cor1x,
     "buttaci.teps.pfl": _teps_pfl,
+    "buttaci.graph": lambda p: 0.0,  # an identity (residual 0)
+    "buttaci.lemma1": lambda p: 0.0,  # an identity (residual 0)
+    "buttaci.eq9": lambda p: 1 - p["mu"] / ((p["beta"] + 2) * p["L"]),  # PFL's factor in (9)
 }
 
 VIOLATIONS = [
@@ -172,6 +175,8 @@ VIOLATIONS = [
     ("buttaci.cor1", {"T": 0.5}, 0),
     ("buttaci.cor1.explicit", {"beta": 1.5}, 0),
     ("buttaci.teps.pfl", {"beta": 1.0}, 0),
+    ("buttaci.eq9", {"beta": 1.0}, 0),
+    ("buttaci.eq9", {"mu": 3.0}, 1),
 ]
 
 

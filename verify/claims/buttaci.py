@@ -170,14 +170,14 @@ CLAIMS: tuple[Claim, ...] = (
         metric="growth", x="point",
         why="App. C.7 reports spikes for large γ and small β; on a common Hessian the boundary is exact"),
     Eq9Ordering(
-        id="buttaci.eq9/ordering", theorem="buttaci.thm3", algorithm="pfl", problem="similar_quadratic",
+        id="buttaci.eq9/ordering", theorem="buttaci.eq9", algorithm="pfl", problem="similar_quadratic",
         title="Eq. (9): PFL's factor < FedAvg's < FedProx's (symbolic, all β ∈ (0,1), α > 0) and at lemma level",
         regime=_COMMON_REGIME + " Lemma level: β = 0.7, α = 0.2L, E = 10.", metric="multiplier:pfl",
         x="local_steps",
         why="the ordering is exact algebra at theorem level; at lemma level it is a second-order effect, measured "
             "exactly on a common Hessian"),
     Speedup(
-        id="buttaci.eq9/speedup", theorem="buttaci.thm3", algorithm="pfl", problem="similar_quadratic",
+        id="buttaci.eq9/speedup", theorem="buttaci.eq9", algorithm="pfl", problem="similar_quadratic",
         title="Headline: PFL(β) converges 3/(β+2) times faster than FedAvg (1.2× at β = 0.5)",
         regime=("Theorem step size γ = 1/(2LE) for both, E = 10, β ∈ {0.5, 0.7}: " + _COMMON_REGIME
                 + " And cluster-specific Hessians (" + _CLUSTER_REGIME + ") with the asymptotic rate of "
