@@ -54,7 +54,14 @@ from __future__ import annotations
 from typing import Any
 
 from fedrates.solvers.algorithms.fedprox import FedProx
-from fedrates.verify.claims._buttaci_bounds import Corollary1, NonconvexValidity, Recursion, StronglyConvexValidity
+from fedrates.verify.claims._buttaci_bounds import (
+    BetaFloor,
+    Corollary1,
+    EpsComplexity,
+    NonconvexValidity,
+    Recursion,
+    StronglyConvexValidity,
+)
 from fedrates.verify.claims._buttaci_exact import (
     SPEEDUP_ERRATUM,
     Deviation,
@@ -234,6 +241,13 @@ CLAIMS: tuple[Claim, ...] = (
         title="Theorem 1: E f(w̄_t) − f* ≤ (7) at every round (FedProx; G² on a ball the run stays in)",
         regime=_CLUSTER_REGIME + " α = 0.5L, E ∈ {1, 5}, σ ∈ {0, 1}, 60 rounds.", metric="objective_gap",
         x="round", why="validity only: here the bound is ≥ 10³ × the measured suboptimality (flagged loose)"),
+    BetaFloor(
+        id="buttaci.thm3/beta-floor", theorem="buttaci.thm3", algorithm="pfl", problem="similar_quadratic",
+        title="Theorem 3's O(G²/β²) floor as β → 0: valid, while PFL's exact limit stays bounded",
+        regime=_CLUSTER_REGIME + " Messages from (x, y); β ∈ {0.5, 0.2, 0.1, 0.05, 0.02}, E = 5, γ = 1/(2LE), "
+        "exact gradients, 1000 rounds from w*.", metric="limit_gap", x="point",
+        why="Sec. 1, 4.2 and 7 name the β⁻² term as the method's limitation; the exact round map predicts the limit "
+            "the run reaches at every β, and the β = 0 map its limit as β → 0"),
     NonconvexValidity(
         id="buttaci.thm4/validity", theorem="buttaci.thm4", algorithm="pfl", problem="similar_quadratic",
         title="Theorem 4 and Lemma B.4: stationarity of PFL on quadratics with nonconvex clients",
@@ -246,6 +260,13 @@ CLAIMS: tuple[Claim, ...] = (
         regime=_NONCONVEX_REGIME + " α = 0.5L; (E, T) ∈ {(1, 100), (4, 100), (4, 400), (8, 200)}.",
         metric="grad_norm_sq_round", x="round",
         why="Theorem 2 needs only smoothness and a lower bound; the per-round lemma is the sharper statement"),
+    EpsComplexity(
+        id="buttaci.teps/comparison", theorem="buttaci.teps.pfl", algorithm="pfl", problem="similar_quadratic",
+        title="Sec. 5: PFL's T_ε bound is 'asymptotically inferior' to FedProx's; FedProx's extra terms need α > 0",
+        regime=("Constants on a log grid (L, α/L, Δ, S, σ, G, E), 2,430 points; runs for context: "
+                + _NONCONVEX_REGIME + " β = 0.5, α = 0.5L, E = 4, T = 400."),
+        metric="grad_norm_sq_avg:pfl", x="point",
+        why="the paper's ε-complexity comparison orders two upper bounds; the grid shows where it holds"),
     Corollary1(
         id="buttaci.cor1/rate", theorem="buttaci.cor1", algorithm="pfl", problem="similar_quadratic",
         title="Corollary 1: with E = T^(1/3), E‖∇f(ŵ_T)‖² decays as T^(-2/3)",
