@@ -21,7 +21,7 @@ Claims (the most exact prediction each statement allows):
   quadratics every eigen-component of w̄_t − w* is multiplied per round by φ_β(λ) (ψ_α(λ)); at λ = μ this is the
   lemma's κ exactly (relative 1e-6), and κ ≤ the intermediate factor ≤ the theorem factor;
 * ``buttaci.lemB3.kappa/mean-multiplier`` — with gradient noise the Monte-Carlo mean of every eigen-component
-  follows φ_β(λ)^t exactly (two-sided, family-wise 99.9%);
+  follows φ_β(λ)^t exactly (two-sided, family-wise 99.99%, :data:`fedrates.verify.tolerances.EXACT_CONFIDENCE`);
 * ``buttaci.lemB3.kappa/stability`` — large steps (App. C.7): stable iff max|φ_β(λ)| < 1, measured on both sides of
   the exact boundary γ_c(β), which lies below FedAvg's for β < 1/2 and above it for β > 1/2;
 * ``buttaci.lemB3/round-map`` and ``buttaci.lemA3/round-map`` — on cluster-specific Hessians the server trajectory is
