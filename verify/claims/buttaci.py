@@ -312,7 +312,7 @@ VARIANTS: tuple[BrokenVariant, ...] = (
         id="pfl/beta-on-wrong-model", target="algorithm",
         bug="perturbed point (1 − β) w + β u instead of β w + (1 − β) u",
         claims=("buttaci.lemma1/identity", "buttaci.alg1/reductions", "buttaci.lemB3.kappa/exact-multiplier",
-                "buttaci.lemB3.kappa/mean-multiplier", "buttaci.eq9/speedup"),
+                "buttaci.lemB3.kappa/mean-multiplier", "buttaci.eq9/speedup", "buttaci.thm3/beta-floor"),
         apply=_with(BetaOnWrongModel())),
     BrokenVariant(
         id="pfl/sample-size-weights", target="algorithm",
@@ -323,12 +323,11 @@ VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant(
         id="pfl/current-round-neighbours", target="algorithm",
         bug="u^i from the neighbours' current local iterates instead of their last-round models",
-        claims=("buttaci.lemma1/identity", "buttaci.lemB3.kappa/exact-multiplier"),
+        claims=("buttaci.lemma1/identity", "buttaci.lemB3.kappa/exact-multiplier", "buttaci.thm3/beta-floor"),
         apply=_with(CurrentRoundNeighbours())),
     BrokenVariant(
         id="pfl/step-x10", target="algorithm", bug="local steps ten times the theorem step size",
-        claims=("buttaci.thm3/validity", "buttaci.lemB3.kappa/exact-multiplier", "buttaci.lemB2/deviation",
-                "buttaci.lemB3.kappa/stability", "buttaci.lemB3/recursion"),
+        claims=("buttaci.lemB3.kappa/exact-multiplier", "buttaci.lemB2/deviation", "buttaci.lemB3.kappa/stability"),
         apply=_with(StepTimesTen())),
     BrokenVariant(
         id="fedprox/prox-sign-flipped", target="algorithm",
@@ -337,8 +336,7 @@ VARIANTS: tuple[BrokenVariant, ...] = (
         apply=_with(ProxSignFlipped())),
     BrokenVariant(
         id="fedprox/step-x10", target="algorithm", bug="local steps ten times the theorem step size",
-        claims=("buttaci.thm1/validity", "buttaci.lemA3.kappa/exact-multiplier", "buttaci.lemA2/deviation",
-                "buttaci.lemA3/recursion"),
+        claims=("buttaci.lemA3.kappa/exact-multiplier", "buttaci.lemA2/deviation", "buttaci.lemA3/recursion"),
         apply=_with(FedProxStepTimesTen())),
     BrokenVariant(
         id="pfl/no-broadcast", target="algorithm",
