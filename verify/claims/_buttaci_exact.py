@@ -38,6 +38,9 @@ TRAJECTORY_TOL = 1e-12
 MULTIPLIER_RTOL = 1e-6
 #: eq. (9) claimed speedup counts as reproduced when the measured ratio is within 2% of it
 SPEEDUP_RTOL = 0.02
+#: the measured rate ratio against the exact one: common Hessians measure per-round multipliers (exact to 1e-12);
+#: cluster-specific ones the rate of ‖w̄_{t+1} − w̄_t‖ over rounds 400–500, within 1e-8 of ln ρ(J) (measured 6e-9)
+SPEEDUP_EXACT_RTOL = 1e-6
 #: Corollary 1 measured exponent: deterministic runs, exponent −2/3 within ±0.05 over T ∈ [27, 1000] (the
 #: envelope's exponent is exactly −2/3; the integer E = T^{1/3} is exact on the grid; the residual curvature of
 #: log r(T) from the not-yet-negligible terms is below 0.03 on this instance)
@@ -842,7 +845,15 @@ class Speedup(Claim):
         r_avg, gap_avg = self._rate("fedavg", problem, consts, rounds, het, step=g, local_steps=E)
         mu = consts["mu"]
         claimed = math.log(1 - mu / ((beta + 2) * L)) / math.log(1 - mu / (3 * L))
-        exact = math.log(runs.phi(mu, beta, g, E)) / math.log(runs.psi(mu, 0.0, g, E))
+        if het:
+            # the asymptotic rates are the spectral radii of the exact affine round maps (graph of Def. 2)
+            _, P, p = runs.def2_graph(problem)
+            rho = {name: float(np.max(np.abs(np.linalg.eigvals(runs.round_map(
+                problem, name, g, E, beta=beta if name == "pfl" else 1.0, graph=(P, p))[0]))))
+                for name in ("pfl", "fedavg")}
+            exact = math.log(rho["pfl"]) / math.log(rho["fedavg"])
+        else:
+            exact = math.log(runs.phi(mu, beta, g, E)) / math.log(runs.psi(mu, 0.0, g, E))
         measured = r_pfl / r_avg if np.isfinite(r_pfl) and np.isfinite(r_avg) and r_avg < 0 else float("nan")
         seed = seeds[0]
         items = [("speedup", seed, rounds, measured, claimed), ("speedup_exact_level", seed, rounds, exact, claimed),
@@ -858,39 +869,41 @@ class Speedup(Claim):
         sp_ = _metric(records, "speedup").set_index("point")
         ex = _metric(records, "speedup_exact_level").set_index("point")
         cases = self._cases()
-        lines, paper_ok, pred_ok = [], True, True
+        lines, paper_ok, pred_ok, resolution = [], True, True, 0.0
         for i, (inst, beta) in enumerate(cases):
             got, claimed = float(sp_.loc[i + 1, "value"]), float(sp_.loc[i + 1, "bound"])
             exact = float(ex.loc[i + 1, "value"])
-            lines.append(f"{inst} β={beta:g}: measured {got:.4f}× vs claimed {claimed:.4f}× "
-                         f"(3/(β+2) = {3 / (beta + 2):.4f})" + (f", exact-level {exact:.6f}×" if inst == "common"
-                                                                 else ""))
+            level = "ln κ_B3/ln κ_A3" if inst == "common" else "ln ρ(J_PFL)/ln ρ(J_FedAvg)"
+            lines.append(f"{inst} β={beta:g}: measured {got:.6f}× vs bound factors' {claimed:.4f}× "
+                         f"(3/(β+2) = {3 / (beta + 2):.4f}); exact {level} = {exact:.6f}×")
             if not (abs(got / claimed - 1) <= SPEEDUP_RTOL):
                 paper_ok = False
-            # the erratum's predictions: exact-level ratio on common Hessians, and below the midpoint between no
-            # speedup and the claimed one on cluster-specific Hessians
-            if inst == "common":
-                pred_ok &= bool(abs(got / exact - 1) <= MULTIPLIER_RTOL)
-            else:
-                pred_ok &= bool(np.isfinite(got) and got - 1 < (claimed - 1) / 2)
+            # the erratum's prediction: the measured ratio is the exact one (lemma factors on common Hessians,
+            # spectral radii of the exact round maps on cluster-specific Hessians)
+            pred_ok &= bool(np.isfinite(got) and abs(got / exact - 1) <= SPEEDUP_EXACT_RTOL)
+            resolution = max(resolution, abs(got / exact - 1) if np.isfinite(got) else np.inf)
         measured = "; ".join(lines)
         gaps = _metric(records, "objective_gap_min")["value"]
         ref = {"reference_gap": runs.instance(COMMON)[2]["reference_gap"] if len(gaps) else None,
                "smallest_measured": float(gaps.min()) if len(gaps) else None}
-        predicted = "3/(β+2) (eq. (9), theorem level)"
-        tolerance = f"relative {SPEEDUP_RTOL:g}"
+        predicted = "the bound factors' ratio ≈ 3/(β+2) read as a rate (Sec. 1, 6.1, 7)"
+        tolerance = f"relative {SPEEDUP_RTOL:g} (exact ratio: relative {SPEEDUP_EXACT_RTOL:g})"
         if paper_ok:
-            res = CheckResult("pass", measured, predicted, tolerance, "the claimed speedup is reproduced")
-            return self.verdict(res, conditions=[], seeds=seeds, constants={}, **ref)
+            res = CheckResult("pass", measured, predicted, tolerance,
+                              "the bound factors' ratio is the measured rate ratio")
+            return self._judged(res, seeds, ref, resolution)
         if not pred_ok:
             res = CheckResult("fail", measured, predicted, tolerance,
-                              "the claimed speedup is not reproduced, and neither is the erratum's prediction "
-                              "(exact-level ratio ln κ_B3/ln κ_A3 on common Hessians to 1e-6; below the midpoint "
-                              "(1 + claimed)/2 on cluster-specific Hessians): the run is not PFL as analysed")
-            return dataclasses.replace(self, erratum=None).verdict(res, conditions=[], seeds=seeds, constants={},
-                                                                   **ref)
+                              "the measured rate ratio is neither the bound factors' ratio nor the exact one "
+                              f"(lemma factors on common Hessians, spectral radii of the exact round maps on "
+                              f"cluster-specific ones, relative {SPEEDUP_EXACT_RTOL:g}): the run is not PFL/FedAvg "
+                              "as analysed")
+            return dataclasses.replace(self, erratum=None)._judged(res, seeds, ref, resolution)
         res = CheckResult("fail", measured, predicted, tolerance,
-                          "the measured speedup is the exact-level ratio, not 3/(β+2)")
+                          "the measured rate ratio is the exact one (≈ 1.00–1.02), not the bound factors' ≈ 3/(β+2)")
+        return self._judged(res, seeds, ref, resolution)
+
+    def _judged(self, res: CheckResult, seeds: list[int], ref: dict, resolution: float) -> dict:
         return self.verdict(res, conditions=[], seeds=seeds, constants={}, **ref)
 
 
