@@ -152,7 +152,7 @@ def build(params: dict, preset: str | None = None) -> Problem:
         penalty=Zero(), radius=None, sampling="gaussian", noise_std=params["sigma"],
         description=f"least squares with a similarity graph ({params['hessian']} Hessians)",
         extras={"graph": graph, "similarity_weights": graph.weights, "labels": labels, "client_optima": optima,
-                "curvature_shifts": shifts},
+                "curvature_shifts": shifts, "data": (X, y)},
     )
 
 

@@ -1205,3 +1205,110 @@ class ReturnedPoint(Claim):
 
     def _exact_verdict(self, res: CheckResult, seeds: list[int], worst: float, tol: float) -> dict:
         return self.verdict(res, conditions=[], seeds=seeds, constants={})
+
+
+# ---- 5e. the instance's constants by a second route
+CONSTANTS_RTOL = 1e-9
+CONSTANT_CASES = ({"preset": "buttaci-common"}, {"preset": "buttaci-clustered"},
+                  {"preset": "buttaci-clustered", "message": "data"},
+                  {"preset": "buttaci-nonconvex", "message": "data"})
+
+
+def _second_route(problem: Any) -> dict[str, float]:
+    """L, μ, S, w*, f* and Γ of a ``similar_quadratic`` instance from its raw data, independently of
+    :func:`~fedrates.solvers.problems.similar_quadratic.exact_constants`: singular values of X_i (H_i = X_iᵀX_i/n,
+    minus the curvature shift s t_i of nonconvex clients), the degrees of the graph recomputed by Def. 2, w* by least
+    squares on the stacked system [√(p_i/n) X_i] (shifted clients: the normal equations of f), f_i* at each client's
+    least-squares solution (a witness attaining min f_i), and Γ = f(w*) − Σ_i p_i f_i* (Def. 3)."""
+    X, y = problem.extras["data"]
+    K, n, d = X.shape
+    _, _, p = runs.def2_graph(problem)
+    shift = np.asarray(problem.extras.get("curvature_shifts", np.zeros(K)), dtype=float)
+    sv = np.stack([np.linalg.svd(x, compute_uv=False) for x in X]) ** 2 / n  # eigenvalues of X_iᵀX_i/n
+    lam_max, lam_min = sv.max(axis=1) - shift, sv.min(axis=1) - shift
+    f_i = [lambda w, i=i: 0.5 * float(np.sum((X[i] @ w - y[i]) ** 2)) / n - 0.5 * shift[i] * float(w @ w)
+           for i in range(K)]
+    if np.any(shift):
+        H = sum(p[i] * (X[i].T @ X[i] / n - shift[i] * np.eye(d)) for i in range(K))
+        w_star = np.linalg.solve(H, sum(p[i] * X[i].T @ y[i] / n for i in range(K)))
+    else:
+        A = np.concatenate([np.sqrt(p[i] / n) * X[i] for i in range(K)])
+        w_star = np.linalg.lstsq(A, np.concatenate([np.sqrt(p[i] / n) * y[i] for i in range(K)]), rcond=None)[0]
+    f_star = float(sum(p[i] * f_i[i](w_star) for i in range(K)))
+    out = {"L": float(np.max(np.abs(np.concatenate([lam_max, lam_min])))), "mu": float(lam_min.min()),
+           "S": float(p @ p), "f_star": f_star, "w_star": w_star}
+    if lam_min.min() > 0:
+        minima = [f_i[i](np.linalg.lstsq(X[i], y[i], rcond=None)[0]) for i in range(K)]
+        out["Gamma"] = f_star - float(p @ np.array(minima))
+    return out
+
+
+@dataclass(frozen=True)
+class Constants(Claim):
+    """The constants every bound and regime of the paper uses — L = max_i ‖H_i‖ and μ = min_i λ_min(H_i) (per-client
+    extremes, Assumptions 4–5), S = Σ p_i², w*, f* and Γ = f* − Σ_i p_i f_i* with the degree weights (Def. 3) — as
+    the claims compute them (:func:`~fedrates.solvers.problems.similar_quadratic.exact_constants`) against a second
+    route from the raw data (:func:`_second_route`), relative 1e-9.  L and μ of f (μ_f, L_f) differ from the
+    per-client extremes on the clustered instances, Γ with uniform weights differs from Γ with degree weights: the
+    instances are chosen so that both substitutions are visible (differences reported)."""
+
+    n_seeds: dict = field(default_factory=lambda: {"quick": 1, "standard": 1, "full": 1})
+
+    def points(self, profile: str) -> list[dict]:
+        return [dict(c) for c in CONSTANT_CASES]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, _, consts = runs.instance(point)
+        ref = _second_route(problem)
+        seed = seeds[0] if seeds else 0
+        items = []
+        for key in ("L", "mu", "S", "f_star", "Gamma"):
+            if key not in ref:
+                continue
+            got, want = float(consts[key]), float(ref[key])
+            items.append((f"rel:{key}", seed, 0, abs(got - want) / max(abs(want), 1e-300), CONSTANTS_RTOL))
+        items.append(("rel:w_star", seed, 0, float(np.linalg.norm(consts["w_star"] - ref["w_star"])
+                                                   / (1 + np.linalg.norm(ref["w_star"]))), CONSTANTS_RTOL))
+        # the substitutions the check must be able to see on these instances
+        items.append(("control:L_f", seed, 0, abs(consts["L_f"] - ref["L"]) / ref["L"], CONTROL_MIN))
+        items.append(("control:mu_f", seed, 0, abs(consts["mu_f"] - ref["mu"]) / abs(ref["mu"]), CONTROL_MIN))
+        if "Gamma" in ref:
+            K = problem.clients
+            uniform = problem.weights * 0 + 1.0 / K
+            X, y = problem.extras["data"]
+            n = X.shape[1]
+            minima = np.array([0.5 * np.sum((X[i] @ np.linalg.lstsq(X[i], y[i], rcond=None)[0] - y[i]) ** 2) / n
+                               for i in range(K)])
+            A = np.concatenate(list(X)) / np.sqrt(K * n)
+            w_u = np.linalg.lstsq(A, np.concatenate(list(y)) / np.sqrt(K * n), rcond=None)[0]
+            f_u = float(np.sum((A @ w_u - np.concatenate(list(y)) / np.sqrt(K * n)) ** 2)) / 2
+            gamma_uniform = f_u - float(uniform @ minima)  # Def. 3 with 1/C weights in f* and in the sum
+            items.append(("control:Gamma_uniform", seed, 0, abs(gamma_uniform - ref["Gamma"]) / abs(ref["Gamma"]),
+                          CONTROL_MIN))
+        return _rows(self, CONSTANT_CASES.index(point), point, items, problem.dim)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        seeds = _seeds(records)
+        empty = _fail_if_empty(records)
+        if empty:
+            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        rel = records[records["metric"].str.startswith("rel:")]
+        ctl = records[records["metric"].str.startswith("control:")]
+        worst = rel.loc[rel["value"].idxmax()]
+        bad = rel[~(rel["value"] <= CONSTANTS_RTOL)]
+        # each substitution must be visible on at least one instance (L of f equals L on a common Hessian)
+        visible = ctl.groupby("metric")["value"].max()
+        weak = visible[~(visible >= CONTROL_MIN)]
+        measured = (f"max relative difference {worst['value']:.2g} ({worst['metric'][4:]}, case {int(worst['point'])});"
+                    f" substitutions visible by up to " + ", ".join(f"{m[8:]} {v:.3g}" for m, v in visible.items()))
+        if len(bad):
+            detail = "; ".join(f"case {int(r.point)}: {r.metric[4:]} off by {r.value:.3g}" for r in bad.itertuples())
+            res = CheckResult("fail", measured, "the second route's values", f"relative {CONSTANTS_RTOL:g}",
+                              f"the constants the claims use are not the instance's: {detail}")
+        elif len(weak):
+            res = CheckResult("inconclusive", measured, "the second route's values", f"relative {CONSTANTS_RTOL:g}",
+                              "a substitution (L of f, Γ with uniform weights) is not visible on these instances")
+        else:
+            res = CheckResult("pass", measured, "the second route's values", f"relative {CONSTANTS_RTOL:g}",
+                              f"L, μ, S, w*, f* and Γ agree on {records['point'].nunique()} instances")
+        return self.verdict(res, conditions=[], seeds=seeds, constants={})

@@ -126,7 +126,7 @@ def def2_graph(problem: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     client's data matrix (X_i, or [X_i, y_i] for ``message=data``) by SVD, sign fixed by its entry of largest
     magnitude; mis(i, n) = (1 − m_iᵀm_n)/2 (Def. 1); [A]_in = −ln max(mis(i, n), clip)·1{i ≠ n} (Def. 2);
     p_in = [A]_in/(𝟏ᵀA𝟏) and p_i = Σ_n p_in (Algorithm 1).  Returns (A, P, p)."""
-    X, y = problem.datafit.X, problem.datafit.y
+    X, y = problem.extras["data"]  # the raw data (the datafit of shifted clients is an explicit quadratic)
     data = np.concatenate([X, y[:, :, None]], axis=2) if problem.params.get("message") == "data" else X
     M = np.stack([np.linalg.svd(x, full_matrices=False)[2][0] for x in data])
     lead = M[np.arange(M.shape[0]), np.argmax(np.abs(M), axis=1)]

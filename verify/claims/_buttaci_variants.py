@@ -19,7 +19,7 @@ from fedrates.solvers.algorithms.pfl import PFL
 __all__ = ["BetaOnWrongModel", "UniformAggregation", "CurrentRoundNeighbours", "StepTimesTen", "StepOverE",
            "NoBroadcast", "ProxSignFlipped", "FedProxStepTimesTen", "FedProxStepOverE", "FedProxNoBroadcast",
            "no_sign_canonicalisation", "cosine_adjacency", "row_normalised_weights", "ReturnsUniformAverage",
-           "FedProxReturnsPrevious"]
+           "FedProxReturnsPrevious", "gamma_uniform_weights", "extremes_of_f"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -204,3 +204,40 @@ class FedProxReturnsPrevious(FedProx):
 
     def output(self, state: dict) -> np.ndarray:
         return state.get("previous", state["x"])
+
+
+@contextmanager
+def _patched_constants(change: Any) -> Iterator[None]:
+    from fedrates.solvers.problems import similar_quadratic as sq
+
+    original = sq.exact_constants
+
+    def exact_constants(problem: Any) -> dict:
+        return change(problem, original(problem))
+
+    sq.exact_constants = exact_constants
+    try:
+        yield
+    finally:
+        sq.exact_constants = original
+
+
+def _gamma_uniform(problem: Any, consts: dict) -> dict:
+    fit = problem.datafit
+    H, b, c = fit.hessians, fit.linear_terms, fit.offsets
+    K = problem.clients
+    w = np.linalg.solve(H.mean(axis=0), b.mean(axis=0))
+    f_u = float(np.mean([0.5 * w @ H[i] @ w - b[i] @ w + c[i] for i in range(K)]))
+    if consts["client_minima"] is None:
+        return consts
+    return consts | {"Gamma": f_u - float(np.mean(consts["client_minima"]))}
+
+
+def gamma_uniform_weights() -> Any:
+    """Γ = min_w (1/C)Σ f_i(w) − (1/C)Σ f_i* (uniform weights) instead of the degree weights of Def. 3."""
+    return _patched_constants(_gamma_uniform)
+
+
+def extremes_of_f() -> Any:
+    """L and μ of f (the weighted average) instead of the per-client extremes of Assumptions 4–5."""
+    return _patched_constants(lambda problem, consts: consts | {"L": consts["L_f"], "mu": consts["mu_f"]})

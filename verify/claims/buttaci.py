@@ -76,6 +76,7 @@ from fedrates.verify.claims._buttaci_bounds import (
 )
 from fedrates.verify.claims._buttaci_exact import (
     SPEEDUP_ERRATUM,
+    Constants,
     Deviation,
     Eq9Ordering,
     ExactMultiplier,
@@ -103,6 +104,8 @@ from fedrates.verify.claims._buttaci_variants import (
     StepTimesTen,
     UniformAggregation,
     cosine_adjacency,
+    extremes_of_f,
+    gamma_uniform_weights,
     no_sign_canonicalisation,
     row_normalised_weights,
 )
@@ -133,6 +136,14 @@ CLAIMS: tuple[Claim, ...] = (
         title="Similarity graph (Def. 1–2, Algorithm 1): weights, degrees, misalignment and invariances",
         regime=_GRAPH_REGIME, metric="symmetry", x="point",
         why="every later statement uses p_in and p_i; the identities are exact, so the tolerance is rounding only"),
+    Constants(
+        id="buttaci.constants/second-route", theorem="buttaci.thm3", algorithm="pfl", problem="similar_quadratic",
+        reference_free="constants compared between two routes",
+        title="Constants of Theorems 1–4: L, μ (per-client extremes), S, w*, f*, Γ (degree weights) by a second route",
+        regime=("The four instances the claims use (common Hessian; cluster-specific with messages of x and of "
+                "(x, y); nonconvex clients): singular values of the raw data, least squares per client and on the "
+                "stacked weighted system, the graph recomputed by Def. 2."), metric="rel:Gamma", x="point",
+        why="every bound, regime and step size uses these constants; a wrong one moves regime and bound together"),
     Lemma1Identity(
         id="buttaci.lemma1/identity", theorem="buttaci.lemma1", algorithm="pfl", problem="similar_quadratic",
         reference_free="an algebraic identity between iterates",
@@ -299,6 +310,14 @@ def _with(alg: Any):
 
 
 VARIANTS: tuple[BrokenVariant, ...] = (
+    BrokenVariant(
+        id="similar_quadratic/gamma-uniform-weights", target="instance",
+        bug="Γ of Def. 3 computed with uniform weights 1/C (in f* and in Σ p_i f_i*) instead of the degrees",
+        claims=("buttaci.constants/second-route",), patch=gamma_uniform_weights),
+    BrokenVariant(
+        id="similar_quadratic/L-mu-of-f", target="instance",
+        bug="L and μ of f instead of the per-client extremes max_i ‖H_i‖, min_i λ_min(H_i) (Assumptions 4–5)",
+        claims=("buttaci.constants/second-route",), patch=extremes_of_f),
     BrokenVariant(
         id="similarity/cosine-adjacency", target="instance",
         bug="adjacency 1 − mis(i, n) instead of −ln mis(i, n) (Def. 2); symmetric, non-negative, degree "
