@@ -401,3 +401,7 @@ def test_errata_and_typos_are_recorded() -> None:
     assert any("case I" in n.text for n in get("buttaci.cor1").notes)
     assert any("sigma^2/C" in n.text for n in get("buttaci.lemA3").notes)
     assert any("second order" in n.text for n in get("buttaci.thm3").notes)
+    (speedup,) = get("buttaci.eq9").errata
+    assert speedup.erratum.kind == "over-claim" and "upper bounds" in speedup.text
+    kinds = {n.kind for t in ("buttaci.lemA3", "buttaci.lemA4", "buttaci.lemB3", "buttaci.cor1") for n in get(t).notes}
+    assert "typo" in kinds
