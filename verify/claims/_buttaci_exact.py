@@ -17,6 +17,8 @@ import numpy as np
 
 from fedrates._lazy import lazy_import
 from fedrates.verify import checks
+from fedrates.verify import margins as mg
+from fedrates.verify import tolerances as tol
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims import _buttaci_runs as runs
 from fedrates.verify.claims.base import Claim, evaluate_conditions
@@ -226,7 +228,8 @@ class GraphInvariants(Claim):
         else:
             res = CheckResult("pass", measured, "0 (identities)", f"{GRAPH_TOL:g}",
                               f"all {records['metric'].nunique()} invariants hold on {len(cases)} graphs")
-        return self.verdict(res, conditions=[], seeds=seeds, constants={})
+        margin = mg.resolution(GRAPH_TOL)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={}, margin=margin)
 
 
 # ---- 2. Lemma 1
@@ -292,7 +295,8 @@ class Lemma1Identity(Claim):
             res = CheckResult("pass", measured, "0 (identity)", f"{LEMMA1_TOL:g}",
                               f"the identity holds at every (t, k) of {records['point'].nunique()} runs; the same "
                               "identity with 1/C weights fails by ≥ the control value")
-        return self.verdict(res, conditions=[], seeds=seeds, constants={})
+        margin = mg.resolution(LEMMA1_TOL)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={}, margin=margin)
 
 
 def _perturb_weights(P: np.ndarray) -> np.ndarray:
@@ -382,7 +386,8 @@ class Reductions(Claim):
                 verdict, msg = "inconclusive", "the graph perturbation does not move the perturbed points"
         res = CheckResult(verdict, f"max relative trajectory difference — {measured}", "0", f"{TRAJECTORY_TOL:g}",
                           msg)
-        return self.verdict(res, conditions=[], seeds=seeds, constants={})
+        margin = mg.resolution(TRAJECTORY_TOL)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={}, margin=margin)
 
 
 # ---- 4. exact per-round multipliers
@@ -500,9 +505,10 @@ class ExactMultiplier(Claim):
                               "every eigen-component contracts by exactly the lemma's factor; κ ≤ intermediate ≤ "
                               "theorem factor at every point")
         gaps = _metric(records, "objective_gap")["value"]
+        margin = mg.resolution(MULTIPLIER_RTOL)
         return self.verdict(res, conditions=conditions, seeds=seeds, constants=constants,
                             statement=_theorem(self.theorem).statement, reference_gap=consts["reference_gap"],
-                            smallest_measured=float(gaps.min()) if len(gaps) else None)
+                            smallest_measured=float(gaps.min()) if len(gaps) else None, margin=margin)
 
 
 @dataclass(frozen=True)
@@ -553,11 +559,19 @@ class MeanMultiplier(Claim):
                                     aggfunc="last")
         expected = records.groupby(["point", "metric", "round"])["bound"].first().reindex(table.columns)
         result = checks.exact_expectation(table.to_numpy(), expected.to_numpy())
+        # resolution: the family-wise half-width z·sd/√S relative to the predicted mean, at the widest point
+        from scipy.stats import norm
+
+        vals = table.to_numpy()
+        z = float(norm.ppf(1 - (1 - tol.EXACT_CONFIDENCE) / (2 * vals.shape[1])))
+        res_rel = float(np.max(z * np.nanstd(vals, axis=0, ddof=1) / np.sqrt(vals.shape[0])
+                               / np.abs(expected.to_numpy())))
         _, _, consts = runs.instance({**COMMON, "sigma": self.sigma})
         # distances to the closed-form w*: its certified gap (objective units) is ~1e-27, far below any
         # measured mean (≥ 0.2 by construction)
+        margin = mg.resolution(res_rel)
         return self.verdict(result, conditions=[], seeds=seeds, constants={}, reference_gap=consts["reference_gap"],
-                            smallest_measured=float(np.min(np.abs(expected.to_numpy()))))
+                            smallest_measured=float(np.min(np.abs(expected.to_numpy()))), margin=margin)
 
 
 def _critical_step(lam: np.ndarray, beta: float, E: int) -> float:
@@ -651,9 +665,11 @@ class Stability(Claim):
                    "β > 1/2 (App. C.7's 'small β, large γ → spikes' holds on quadratics for β < 1/2 only)")
         res = CheckResult(verdict, measured, "φ_β(λ)^t per mode; stable iff max|φ_β| < 1; γ_c vs FedAvg's",
                           f"relative {MULTIPLIER_RTOL:g}", msg)
+        margin = mg.resolution(MULTIPLIER_RTOL)
         return self.verdict(res, conditions=[], seeds=seeds, constants={"L": consts["L"], "mu": consts["mu"]},
                             reference_gap=consts["reference_gap"],
-                            smallest_measured=float(_metric(records, "objective_gap_min")["value"].min()))
+                            smallest_measured=float(_metric(records, "objective_gap_min")["value"].min()),
+                            margin=margin)
 
 
 # ---- 5. eq. (9): ordering and speedup
@@ -791,8 +807,9 @@ class Eq9Ordering(Claim):
         res = CheckResult(verdict, measured, "PFL < FedAvg < FedProx (theorem and lemma level)",
                           f"sympy exact; multipliers relative {MULTIPLIER_RTOL:g}", msg)
         _, _, consts = runs.instance(COMMON)
+        margin = mg.resolution(MULTIPLIER_RTOL)
         return self.verdict(res, conditions=[], seeds=seeds, constants={}, reference_gap=consts["reference_gap"],
-                            smallest_measured=get["objective_gap_min"][0])
+                            smallest_measured=get["objective_gap_min"][0], margin=margin)
 
 
 SPEEDUP_ERRATUM = Erratum(
@@ -927,7 +944,8 @@ class Speedup(Claim):
         return self._judged(res, seeds, ref, resolution)
 
     def _judged(self, res: CheckResult, seeds: list[int], ref: dict, resolution: float) -> dict:
-        return self.verdict(res, conditions=[], seeds=seeds, constants={}, **ref)
+        margin = mg.resolution(SPEEDUP_EXACT_RTOL)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={}, **ref, margin=margin)
 
 
 # ---- 5b. exact round map on cluster-specific Hessians
@@ -1031,9 +1049,10 @@ class RoundMap(Claim):
                           msg)
         gaps = _metric(records, "fixed_point_gap")["value"]
         positive = gaps[gaps > 0]
+        margin = mg.resolution(ROUND_MAP_TOL)
         return self.verdict(res, conditions=[], seeds=seeds, constants={"L": consts["L"], "mu": consts["mu"]},
                             reference_gap=consts["reference_gap"],
-                            smallest_measured=float(positive.min()) if len(positive) else None)
+                            smallest_measured=float(positive.min()) if len(positive) else None, margin=margin)
 
 
 # ---- 5c. deviation lemmas A.1, A.2, B.1, B.2 (pathwise)
@@ -1227,7 +1246,8 @@ class ReturnedPoint(Claim):
         return self._exact_verdict(res, seeds, float(worst.max()), RETURNED_TOL)
 
     def _exact_verdict(self, res: CheckResult, seeds: list[int], worst: float, tol: float) -> dict:
-        return self.verdict(res, conditions=[], seeds=seeds, constants={})
+        margin = mg.resolution(tol)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={}, margin=margin)
 
 
 # ---- 5e. the instance's constants by a second route
@@ -1334,4 +1354,5 @@ class Constants(Claim):
         else:
             res = CheckResult("pass", measured, "the second route's values", f"relative {CONSTANTS_RTOL:g}",
                               f"L, μ, S, w*, f* and Γ agree on {records['point'].nunique()} instances")
-        return self.verdict(res, conditions=[], seeds=seeds, constants={})
+        margin = mg.resolution(CONSTANTS_RTOL)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={}, margin=margin)

@@ -292,6 +292,8 @@ CLAIMS: tuple[Claim, ...] = (
         regime=("Constants on a log grid (L, α/L, Δ, S, σ, G, E), 2,430 points; runs for context: "
                 + _NONCONVEX_REGIME + " β = 0.5, α = 0.5L, E = 4, T = 400."),
         metric="grad_norm_sq_avg:pfl", x="point",
+        informational=("an ordering of two upper bounds on T_ε, checked on a grid of constants: no run can confirm "
+                       "or refute it (the runs are reported for context)"),
         why="the paper's ε-complexity comparison orders two upper bounds; the grid shows where it holds"),
     Corollary1(
         id="buttaci.cor1/rate", theorem="buttaci.cor1", algorithm="pfl", problem="similar_quadratic",
