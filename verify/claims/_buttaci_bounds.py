@@ -457,8 +457,11 @@ class Recursion(Claim):
         res = failed[0] if failed else results[0]
         reach = float(_metric(records, "ball_reach")["value"].max())
         worst = max(ratios) if ratios else float("nan")
+        mean_excess = excess.groupby(["point", "round"])["value"].mean()
+        used = int((mean_excess > 0).sum())
         res.measured = (f"{res.measured} (of mean(D_(t+1) − κD_t) over A_t); max mean D_(t+1)/(κD_t + A_t) = "
-                        f"{worst:.3g}; ball reach {reach:.3g}")
+                        f"{worst:.3g}; D_(t+1) − κD_t > 0 (A_t needed) in {used} of {len(mean_excess)} rounds; "
+                        f"ball reach {reach:.3g}")
         smallest = float(_metric(records, "distance_sq_min")["value"].min()) * consts["mu"] / 2
         return self.verdict(res, conditions=conditions, seeds=seeds, constants=constants, statement=thm.statement,
                             reference_gap=consts["reference_gap"], smallest_measured=smallest,
