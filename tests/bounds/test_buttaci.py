@@ -403,5 +403,13 @@ def test_errata_and_typos_are_recorded() -> None:
     assert any("second order" in n.text for n in get("buttaci.thm3").notes)
     (speedup,) = get("buttaci.eq9").errata
     assert speedup.erratum.kind == "over-claim" and "upper bounds" in speedup.text
+    # the claim that tests it carries the same erratum (one entry per erratum in errata.json)
+    from fedrates.verify.claims import buttaci as claims
+
+    (speedup_claim,) = [c for c in claims.CLAIMS if c.erratum is not None]
+    assert speedup_claim.erratum == speedup.erratum and speedup_claim.theorem == "buttaci.eq9"
+    # the other theorems whose factors (9) compares point to it without repeating the erratum
+    assert not any(get(t).errata for t in ("buttaci.thm1", "buttaci.thm3", "buttaci.lemA3.kappa",
+                                           "buttaci.lemB3.kappa"))
     kinds = {n.kind for t in ("buttaci.lemA3", "buttaci.lemA4", "buttaci.lemB3", "buttaci.cor1") for n in get(t).notes}
     assert "typo" in kinds

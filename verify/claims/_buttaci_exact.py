@@ -812,6 +812,7 @@ class Eq9Ordering(Claim):
                             smallest_measured=get["objective_gap_min"][0], margin=margin)
 
 
+#: the same Erratum as the note of buttaci.eq9 in the catalogue (one entry in errata.json; a test checks equality)
 SPEEDUP_ERRATUM = Erratum(
     kind="over-claim",
     where=("Sec. 1 (contributions), Sec. 5 'The antithetic role of α and β' (eq. (9)), Sec. 6.1 (discussion of "
