@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -200,3 +201,25 @@ def test_symbolic_positivity_helper_detects_a_wrong_ordering():
     # the helper's test is the sign of the factored numerator/denominator: a negative margin is not positive
     num, den = sp.fraction(sp.factor(sp.together(mu / (3 * L) - mu / (2 * L))))
     assert not (sp.expand(num).is_positive and sp.expand(den).is_positive)
+
+
+def test_alternating_steps_tell_gamma_prev_from_gamma():
+    """Lemma B.1 bounds ‖u_t^i − u_t^n‖² by 4γ_{t−1}²E²G²: on the two-client instance with steps alternating between
+    γ and γ/4 the bound is nearly attained with γ_{t−1}, and violated (ratio ≥ 10) if γ_t were used instead."""
+    from fedrates.solvers import algorithms
+    from fedrates.verify.claims import _buttaci_exact as ex
+    from fedrates.verify.claims import _buttaci_runs as runs
+
+    problem, _, consts = runs.instance(ex.PAIR_INSTANCE)
+    E, beta, T = 5, 0.5, 8
+    gamma = 1 / (2 * consts["L"] * E)
+    steps = np.where(np.arange(T) % 2 == 0, gamma, gamma * ex.ALTERNATING)
+    run = runs.instrumented_run(algorithms.make("pfl", step=gamma, beta=beta, local_steps=E), problem, T, [0],
+                                consts["w_star"], exact=True, steps=steps)
+    U = (run.queries[:, 0] - beta * run.x[:T, :, None, :]) / (1 - beta)
+    spread = np.sum((U[1:, 0, 0] - U[1:, 0, 1]) ** 2, axis=-1)
+    g2_prev = np.max(np.sum(run.grads ** 2, axis=-1), axis=(1, 2, 3))[:-1]
+    with_prev = spread / (4 * steps[:-1] ** 2 * E**2 * g2_prev)
+    with_current = spread / (4 * steps[1:] ** 2 * E**2 * g2_prev)
+    assert np.all(with_prev <= 1 + 1e-12) and with_prev.max() > 0.8
+    assert with_current.max() >= 10
