@@ -27,6 +27,7 @@ import math
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -132,6 +133,29 @@ class Constants:
     notes: Mapping[str, str] = field(default_factory=dict)
     intervals: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     seconds: float = 0.0
+    #: what attains each value (client index, eigenvector, TRS maximiser, pair ...), see :mod:`fedrates.solvers.certify`
+    witnesses: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
+    #: the instance the constants belong to (for the certificates); not part of equality or the JSON form
+    problem_ref: Any = field(default=None, repr=False)
+
+    @cached_property
+    def _certified(self) -> tuple[dict, dict]:
+        from fedrates.solvers import certify
+
+        if self.problem_ref is None:
+            return {}, {"*": "no instance attached: certificates need the problem"}
+        return certify.cached_certificates(self.problem_ref, self)
+
+    @property
+    def certificates(self) -> dict[str, Any]:
+        """name → :class:`~fedrates.solvers.certify.CertifiedConstant` of every certified constant, built from the
+        values this object carries (so a value replaced after :func:`compute` is checked, not trusted)."""
+        return self._certified[0]
+
+    @property
+    def uncertified(self) -> dict[str, str]:
+        """name → why the constant has no certificate (a bound, infinite, definitional, per-client array)."""
+        return self._certified[1]
 
     def as_dict(self) -> dict[str, Any]:
         """Name → value for every constant of :data:`DEFINITIONS` (per-client values as lists)."""
@@ -263,8 +287,13 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
         for sl, Q in _chunks(problem):
             ev = np.linalg.eigvalsh(_sym(Q))
             L_k[sl], mu_k[sl] = ev[:, -1], ev[:, 0]
-    evbar = np.linalg.eigvalsh(Qbar)
+    evbar, Vbar = np.linalg.eigh(Qbar)
     Lambda, mu_F = float(evbar[-1]), float(evbar[0])
+    witnesses: dict[str, dict[str, Any]] = {
+        "L": {"client": int(np.argmax(L_k)), "vector": _client_eigvec(problem, int(np.argmax(L_k)), top=True)},
+        "mu": {"client": int(np.argmin(mu_k)), "vector": _client_eigvec(problem, int(np.argmin(mu_k)), top=False)},
+        "Lambda": {"vector": Vbar[:, -1].copy()}, "mu_F": {"vector": Vbar[:, 0].copy()},
+    }
 
     # ---- w* and Δ_i* --------------------------------------------------------------------------------------
     tol_rank = max(d, 1) * np.finfo(float).eps * max(Lambda, np.finfo(float).tiny)
@@ -291,11 +320,20 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
         for sl, Q in _chunks(problem):
             delta_mean_k[sl] = [_spectral_norm(M) for M in Qbar[None] - _sym(Q)]
     delta_mean = float(delta_mean_k.max())
+    k_dm = int(np.argmax(delta_mean_k))
+    if M_eig is not None:
+        witnesses["delta_mean"] = {"client": k_dm, "vector": M_eig[1][k_dm][:, int(np.argmax(np.abs(M_eig[0][k_dm])))]
+                                   .copy()}
     pairs = K * (K - 1) // 2
     if K == 1:
         delta = 0.0
     elif not large and pairs * d**3 <= PAIR_WORK:
-        delta = max(float(np.max(np.abs(np.linalg.eigvalsh(Q_all[i] - Q_all[i + 1:])))) for i in range(K - 1))
+        per_row = [np.max(np.abs(np.linalg.eigvalsh(Q_all[i] - Q_all[i + 1:])), axis=1) for i in range(K - 1)]
+        i = int(np.argmax([r.max() for r in per_row]))
+        j = i + 1 + int(np.argmax(per_row[i]))
+        delta = float(per_row[i].max())
+        lam_ij, V_ij = np.linalg.eigh(Q_all[i] - Q_all[j])
+        witnesses["delta"] = {"pair": [i, j], "vector": V_ij[:, int(np.argmax(np.abs(lam_ij)))].copy()}
     else:
         delta = 2 * delta_mean
         exact["delta"] = False
@@ -306,24 +344,45 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
     # ---- H --------------------------------------------------------------------------------------------------
     H_k, H_arg = _heterogeneity(problem, Qbar, bbar, rho, M_eig, delta_mean_k, exact, notes, intervals)
 
+    if H_arg is not None:
+        witnesses["H"] = {"client": int(np.argmax(H_k)), "point": H_arg[int(np.argmax(H_k))].copy(), "points": H_arg}
+    elif np.all(np.isfinite(H_k)) and exact.get("H", True):
+        witnesses["H"] = {"client": int(np.argmax(H_k))}
+
     # ---- σ² ---------------------------------------------------------------------------------------------------
     s2_k, s2_arg = _variance(problem, batch, replace, rho, large, exact, notes, intervals)
+    if s2_arg is not None:
+        witnesses["sigma2"] = {"client": int(np.argmax(s2_k)), "point": s2_arg[int(np.argmax(s2_k))].copy(),
+                               "points": s2_arg}
+    elif problem.sampling == "gaussian":
+        witnesses["sigma2"] = {"client": 0}
     sigma_bar2 = float(problem.weights**2 @ s2_k) if np.all(np.isfinite(s2_k)) else math.inf
     s2_ref_k = None if reference_point is None else minibatch_variance(problem, w_star, batch, replace)
+    if s2_ref_k is not None:
+        witnesses["sigma2_ref"] = {"client": int(np.argmax(s2_ref_k))}
+    if np.all(np.isfinite(Delta)):
+        witnesses["Delta_star_max"] = {"client": int(np.argmax(Delta))}
 
     # ---- Ψ, λ_opt, τ, ν ------------------------------------------------------------------------------------
     Psi = Psi_2r = lam_opt = None
     if problem.truth is not None:
         truth = np.asarray(problem.truth, dtype=float)
+        grad_truth = np.asarray(problem.gradient(truth), dtype=float)
         if isinstance(problem.penalty, L1):
             Psi = math.sqrt(int(np.count_nonzero(truth)))
+            witnesses["Psi"] = {"support": np.flatnonzero(truth.reshape(-1)).tolist()}
+            witnesses["lam_opt"] = {"coordinate": int(np.argmax(np.abs(grad_truth.reshape(-1))))}
         elif isinstance(problem.penalty, Nuclear):
             r = int(np.linalg.matrix_rank(truth))
             Psi, Psi_2r = math.sqrt(r), math.sqrt(2 * r)
+            witnesses["Psi"] = {"rank": r}
+            U_, _, Vt_ = np.linalg.svd(grad_truth)
+            witnesses["lam_opt"] = {"left": U_[:, 0].copy(), "right": Vt_[0].copy()}
         else:
             Psi = 1.0
             notes["Psi"] = "no penalty: R is the Euclidean norm, Ψ = 1"
-        lam_opt = 2.0 * float(problem.penalty.dual_norm(problem.gradient(truth)))
+            witnesses["Psi"] = witnesses["lam_opt"] = {}
+        lam_opt = 2.0 * float(problem.penalty.dual_norm(grad_truth))
     else:
         notes["Psi"] = notes["lam_opt"] = "no ground truth w° for this problem"
     mu = float(mu_k.min())
@@ -343,8 +402,32 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
         Delta_star=Delta, Delta_star_max=float(Delta.max()) if np.all(np.isfinite(Delta)) else math.inf,
         delta=delta, delta_mean=delta_mean, Psi=Psi, Psi_2r=Psi_2r, lam_opt=lam_opt, tau=tau, nu=0.0,
         w_star=w_star, H_argmax=H_arg, sigma2_argmax=s2_arg, exact=exact, notes=notes, intervals=intervals,
-        seconds=time.perf_counter() - start,
+        seconds=time.perf_counter() - start, witnesses=witnesses, problem_ref=problem,
     )
+
+
+def _client_eigvec(problem: Problem, k: int, top: bool) -> np.ndarray:
+    """The extreme eigenvector of Q_k (top or bottom): the witness of L or μ.  Sample least squares with n < d
+    maps the Gram eigenvector u to Xᵀu (top) and takes a null vector of X_k (bottom: λ_min = 0)."""
+    fit = problem.datafit
+    d = problem.dim
+    if isinstance(fit, SampleLeastSquares) and fit.samples < d:
+        X = fit.X[k]
+        G = X @ X.T / fit.samples
+        if top:
+            u = np.linalg.eigh(G)[1][:, -1]
+            v = X.T @ u
+        else:
+            z = np.random.default_rng(0).standard_normal(d)
+            v = z - X.T @ np.linalg.solve(X @ X.T, X @ z)
+            v = v - X.T @ np.linalg.solve(X @ X.T, X @ v)  # one refinement step: ‖X v‖ at rounding level
+        return v / np.linalg.norm(v)
+    if isinstance(fit, GaussianPopulation):
+        Q = fit.cov + np.outer(fit.means[k], fit.means[k])
+    else:
+        Q = np.asarray(fit.hessians[k])
+    V = np.linalg.eigh(_sym(Q))[1]
+    return V[:, -1 if top else 0].copy()
 
 
 def _spectral_norm(A: np.ndarray) -> float:
