@@ -444,9 +444,11 @@ def _cert_delta_star(problem: Any, value: float, w_star: np.ndarray, clients: It
     wit_vals = {i: float(fw[i] - problem.client_losses(problem.unflat(mins[i]))[i]) for i in idx}
     k = max(wit_vals, key=wit_vals.get)
     upper = max(float(fw[i] - lows[i]) for i in idx)
-    # magnitude of the terms of f_i (rounding of values near 0): ½L‖w*‖² + max_i |f_i(w*)|
-    L = float(np.max(np.abs(np.linalg.eigvalsh(_hessians(problem))))) if problem.dim <= 512 else 0.0
-    scale = 0.5 * L * (float(w_star @ w_star) + 1.0) + float(np.max(np.abs(fw)))
+    # magnitude of the terms of f_i(w*) = ½w*ᵀQ_iw* − b_iᵀw* + c_i (rounding of values near 0)
+    f0 = problem.client_losses(problem.zeros())
+    g0 = problem.flat(problem.client_gradients(problem.zeros(problem.clients)))
+    scale = float(np.max(np.abs(fw)) + np.max(np.abs(f0)) + np.max(np.linalg.norm(g0, axis=1)) * np.linalg.norm(
+        w_star))
     return CertifiedConstant(
         "Delta_star_max", value, wit_vals[k], upper,
         {"client": k, "w_star": w_star.tolist(), "client_minimiser": mins[k].tolist()},

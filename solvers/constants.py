@@ -27,6 +27,7 @@ import math
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclasses_fields
 from functools import cached_property
 from typing import Any, NamedTuple
 
@@ -251,8 +252,15 @@ def _validate(problem: Problem, batch: Any, radius: Any, reference_point: Any) -
 
 # ---- main entry -------------------------------------------------------------------------------------------
 def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_point: np.ndarray | None = None,
-            radius: float | None = None, dense_limit: int = 512) -> Constants:
-    """Exact constants of ``problem`` (see module docstring and :data:`DEFINITIONS`).
+            radius: float | None = None, dense_limit: int = 512, cache: bool = True) -> Constants:
+    """Exact constants of ``problem`` (see module docstring and :data:`DEFINITIONS`), with their witnesses; the
+    certificates are :attr:`Constants.certificates` (see :mod:`fedrates.solvers.certify`).
+
+    With ``cache`` (default) the result is kept on disk beside the reference cache (``<cache>/constants-exact/``, a
+    checksummed document of :mod:`fedrates.solvers._cache`), keyed like a reference by
+    :func:`~fedrates.solvers._cache.entry_key` of the problem's fingerprint and the settings (batch, replace,
+    radius, dense_limit, the reference point's bytes, the code digest of this module and its helpers — including
+    functions replaced at run time): a repeated call returns the same numbers without recomputing them.
 
     Args:
         problem: the federation.
@@ -261,9 +269,78 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
         reference_point: ŵ (e.g. the certified minimiser of φ): σ²(ŵ) is reported and Δ_i* uses w* = ŵ.
         radius: domain radius ρ overriding ``problem.radius`` for H and σ² (which need a bounded domain).
         dense_limit: largest dimension for which the suprema are computed exactly (see module docstring).
+        cache: read and write the on-disk cache.
     """
-    start = time.perf_counter()
     batch, rho = _validate(problem, batch, radius, reference_point)
+    if not cache:
+        return _compute(problem, batch, replace, reference_point, rho, dense_limit)
+    from fedrates.solvers import _cache
+
+    key = _cache_key(problem, batch, replace, reference_point, rho, dense_limit)
+    directory = _cache.cache_dir() / "constants-exact"
+    doc = _cache.load_document(key, directory)
+    if doc is not None:
+        try:
+            return _from_document(doc, problem)
+        except (KeyError, TypeError, ValueError):
+            pass
+    const = _compute(problem, batch, replace, reference_point, rho, dense_limit)
+    _cache.store_document(key, _to_document(const), directory)  # an unwritable cache only costs the next call
+    return const
+
+
+#: modules whose code decides the constants (see :func:`fedrates.solvers.certify.code_digest`)
+_CODE = ("fedrates.solvers.constants", "fedrates.solvers._trs", "fedrates.solvers.problems.datafits",
+         "fedrates.solvers.penalties")
+_ARRAYS = ("L_k", "mu_k", "H_k", "sigma2_k", "Delta_star", "w_star", "H_argmax", "sigma2_argmax", "sigma2_ref_k")
+
+
+def _cache_key(problem: Problem, batch: int, replace: bool, reference_point: Any, rho: float | None,
+               dense_limit: int) -> str:
+    import hashlib
+
+    from fedrates.solvers import _cache
+    from fedrates.solvers.certify import code_digest
+
+    ref = None
+    if reference_point is not None:
+        ref = hashlib.sha256(np.ascontiguousarray(reference_point, dtype=float).tobytes()).hexdigest()
+    return _cache.entry_key(problem.fingerprint, {"what": "constants", "batch": batch, "replace": bool(replace),
+                                                  "radius": rho, "dense_limit": dense_limit, "reference": ref,
+                                                  "code": code_digest(_CODE)})
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if hasattr(obj, "tolist"):
+        return _plain(obj.tolist())
+    return obj
+
+
+def _to_document(c: Constants) -> dict[str, Any]:
+    out = {f.name: _plain(getattr(c, f.name)) for f in dataclasses_fields(c) if f.name != "problem_ref"}
+    out["intervals"] = {k: list(v) for k, v in c.intervals.items()}
+    return out
+
+
+def _from_document(doc: Mapping[str, Any], problem: Problem) -> Constants:
+    values = dict(doc)
+    for name in _ARRAYS:
+        if values.get(name) is not None:
+            values[name] = np.asarray(values[name], dtype=float)
+    values["intervals"] = {k: (float(v[0]), float(v[1])) for k, v in values["intervals"].items()}
+    values["witnesses"] = {k: {n: (np.asarray(x, dtype=float) if isinstance(x, list) and x and
+                                   isinstance(x[0], (float, list)) else x) for n, x in w.items()}
+                           for k, w in values["witnesses"].items()}
+    return Constants(**values, problem_ref=problem)
+
+
+def _compute(problem: Problem, batch: int, replace: bool, reference_point: np.ndarray | None, rho: float | None,
+             dense_limit: int) -> Constants:
+    start = time.perf_counter()
     exact: dict[str, bool] = {}
     notes: dict[str, str] = {}
     intervals: dict[str, tuple[float, float]] = {}
