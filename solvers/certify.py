@@ -398,6 +398,9 @@ def _min_lower(problem: Any, i: int, m: np.ndarray) -> tuple[float, str]:
     from fedrates.solvers.problems.datafits import GaussianPopulation, SampleLeastSquares
 
     fit = problem.datafit
+    plain_ls = isinstance(fit, SampleLeastSquares) and not np.any(getattr(fit, "E", 0.0))
+    if plain_ls and fit.samples < fit.dim:  # rank ≤ n < d: singular, and a sum of squares
+        return 0.0, "min f_i ≥ 0 (least squares is a sum of squares)"
     Q = _stack(fit.hessians[i])[0]
     K, d = problem.clients, problem.dim
     f_m = float(problem.client_losses(problem.unflat(m))[i])
@@ -407,7 +410,7 @@ def _min_lower(problem: Any, i: int, m: np.ndarray) -> tuple[float, str]:
         return f_m - float(grad @ grad) / (2 * mu_hat), "min f_i ≥ f_i(m) − ‖∇f_i(m)‖²/(2μ̂_i), μ̂_i by Cholesky"
     if isinstance(fit, GaussianPopulation):
         return 0.5 * fit.noise_std**2, "min f_i ≥ ½σ_ε² (population least squares)"
-    if isinstance(fit, SampleLeastSquares) and not np.any(getattr(fit, "E", 0.0)):
+    if plain_ls:
         return 0.0, "min f_i ≥ 0 (least squares is a sum of squares)"
     if problem.family == "quadratic" and problem.params.get("structure") == "factors":
         return 0.0, "min f_i ≥ 0 (f_i = ½‖A_iᵀ(w − c_i)‖²)"

@@ -43,7 +43,8 @@ from fedrates.solvers.problems.datafits import GaussianPopulation, SampleLeastSq
 optimize = lazy_import("scipy.optimize")  # scipy is imported on first use, after the arguments are checked
 spla = lazy_import("scipy.sparse.linalg")
 
-__all__ = ["Constants", "Definition", "DEFINITIONS", "compute", "minibatch_variance"]
+__all__ = ["Constants", "Definition", "DEFINITIONS", "compute", "minibatch_variance", "curvature",
+           "separation_certificates"]
 
 #: sum of d³ over dense pairwise eigenvalue problems allowed for the exact pairwise δ
 PAIR_WORK = 2e9
@@ -701,6 +702,47 @@ SEPARATION_DEFINITIONS: dict[str, Definition] = {
     "lambda_min_h1": Definition("λ_min(A_f1 + A_g1) ≥ 0", "implicit: h_1 convex (App. B, C)"),
     "lambda_min_f1_plus_g": Definition("λ_min(A_f1 + A_g) ≥ 0", "implicit: f_1 + g convex (Section 7, Thm 8)"),
 }
+
+
+def separation_certificates(problem: Problem) -> dict[str, Any]:
+    """name → :class:`~fedrates.solvers.certify.CertifiedConstant` for every key of :data:`SEPARATION_DEFINITIONS`
+    (witness eigenvector applied through the node datafits; Cholesky tests of both signs for δ_f, δ_g); pass the
+    result to :func:`fedrates.solvers.certify.check_certified`."""
+    from fedrates.solvers.certify import for_separation
+
+    return for_separation(problem)
+
+
+def curvature(problem: Problem) -> tuple[float, float]:
+    """(L, μ) = (max_k λ_max(Q_k), max(min_k λ_min(Q_k), 0)) (Bao et al. Assumption 1), cached in memory and on disk
+    beside the reference (``<cache>/curvature/``, checksummed, keyed by the problem's fingerprint and this
+    module's code), so that every ``fedrates run`` of the FedDA family does not recompute the client spectra.
+    Sample least squares with n < d uses the n × n Gram matrices (same nonzero spectrum; λ_min = 0)."""
+    from fedrates.solvers import _cache
+    from fedrates.solvers.certify import code_digest
+
+    key = _cache.entry_key(problem.fingerprint, {"what": "curvature", "code": code_digest(("fedrates.solvers.constants",
+                                                                                         ))})
+    if key in _CURVATURE:
+        return _CURVATURE[key]
+    directory = _cache.cache_dir() / "curvature"
+    doc = _cache.load_document(key, directory)
+    if doc is not None and isinstance(doc.get("L"), float) and isinstance(doc.get("mu"), float):
+        _CURVATURE[key] = (doc["L"], doc["mu"])
+        return _CURVATURE[key]
+    X = getattr(problem.datafit, "X", None)
+    if X is not None and X.shape[1] < X.shape[2]:
+        ev = np.linalg.eigvalsh(X @ np.swapaxes(X, 1, 2) / X.shape[1])
+        value = (float(ev[:, -1].max()), 0.0)
+    else:
+        ev = np.linalg.eigvalsh(problem.datafit.hessians)
+        value = (float(ev[:, -1].max()), float(max(ev[:, 0].min(), 0.0)))
+    _cache.store_document(key, {"L": value[0], "mu": value[1]}, directory)
+    _CURVATURE[key] = value
+    return value
+
+
+_CURVATURE: dict[str, tuple[float, float]] = {}
 
 
 def separation_constants(problem: Problem) -> dict[str, float]:

@@ -328,3 +328,20 @@ def test_constants_are_cached_on_disk_and_a_patched_function_is_a_miss(tmp_path,
         m.setattr(constants, "_batch_factor", lambda n, b, r: 2 * real(n, b, r))
         with pytest.raises(AssertionError, match="recomputed"):
             constants.compute(p, batch=2)
+
+
+def test_curvature_is_cached_on_disk(tmp_path, monkeypatch):
+    from fedrates.solvers import _cache
+
+    p = problems.make("lasso", clients=3, samples=4, dim=6, sparsity=2)
+    L, mu = constants.curvature(p)
+    c = constants.compute(p, cache=False)
+    assert (L, mu) == (pytest.approx(c.L, rel=1e-12), 0.0)
+    assert len(list((tmp_path / "cache" / "curvature").glob("*.json"))) == 1
+    constants._CURVATURE.clear()
+
+    def boom(*a, **k):
+        raise AssertionError("recomputed")
+
+    monkeypatch.setattr(_cache, "store_document", boom)
+    assert constants.curvature(p) == (L, mu)
