@@ -423,7 +423,13 @@ def _client_minimiser(problem: Any, i: int) -> np.ndarray:
 
     fit = problem.datafit
     if isinstance(fit, SampleLeastSquares) and not np.any(getattr(fit, "E", 0.0)):
-        return np.linalg.lstsq(fit.X[i], fit.y[i], rcond=None)[0]
+        X, y = fit.X[i], fit.y[i]
+        if X.shape[0] < X.shape[1]:  # interpolating minimum-norm solution Xᵀ(XXᵀ)⁻¹y (n × n system)
+            try:
+                return X.T @ np.linalg.solve(X @ X.T, y)
+            except np.linalg.LinAlgError:
+                pass
+        return np.linalg.lstsq(X, y, rcond=None)[0]
     if problem.family == "quadratic" and "centres" in problem.extras:
         return np.asarray(problem.extras["centres"][i], float)
     Q = _stack(fit.hessians[i])[0]

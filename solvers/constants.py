@@ -365,8 +365,9 @@ def _compute(problem: Problem, batch: int, replace: bool, reference_point: np.nd
         for sl, Q in _chunks(problem):
             ev = np.linalg.eigvalsh(_sym(Q))
             L_k[sl], mu_k[sl] = ev[:, -1], ev[:, 0]
-    evbar, Vbar = np.linalg.eigh(Qbar)
+    evbar = np.linalg.eigvalsh(Qbar)
     Lambda, mu_F = float(evbar[-1]), float(evbar[0])
+    Vbar = np.linalg.eigh(Qbar)[1]  # the witnesses (values above exactly as eigvalsh gives them)
     witnesses: dict[str, dict[str, Any]] = {
         "L": {"client": int(np.argmax(L_k)), "vector": _client_eigvec(problem, int(np.argmax(L_k)), top=True)},
         "mu": {"client": int(np.argmin(mu_k)), "vector": _client_eigvec(problem, int(np.argmin(mu_k)), top=False)},

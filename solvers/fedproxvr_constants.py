@@ -100,20 +100,23 @@ def compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
     A, b = fit.hessians, fit.linear_terms
     Abar, bbar, cbar = fit.mean_quadratic(p)
     Qi = fs.sample_hessians
-    eQ, VQ = np.linalg.eigh(Qi)
-    absQ = np.abs(eQ)
-    n_, i_, j_ = np.unravel_index(int(np.argmax(absQ)), absQ.shape)
-    L = float(absQ[n_, i_, j_])
-    eM, VM = np.linalg.eigh(np.einsum("kide,kief->kdf", Qi, Qi) / fs.samples)
-    k_ms = int(np.argmax(eM[:, -1]))
-    L_ms = float(np.sqrt(max(eM.max(), 0.0)))
-    eigA, VA = np.linalg.eigh(A)
-    kF, jF = np.unravel_index(int(np.argmax(np.abs(eigA))), eigA.shape)
+    # values exactly as before (eigvalsh); the witnesses from separate eigendecompositions (eigh)
+    L = float(np.max(np.abs(np.linalg.eigvalsh(Qi))))
+    Msq = np.einsum("kide,kief->kdf", Qi, Qi) / fs.samples
+    L_ms = float(np.sqrt(max(np.linalg.eigvalsh(Msq).max(), 0.0)))
+    eigA = np.linalg.eigvalsh(A)
     L_F = float(np.max(np.abs(eigA)))
-    k_lam = int(np.argmin(eigA[:, 0]))
     lam = float(max(0.0, -eigA.min()))
-    eig_bar, V_bar = np.linalg.eigh(Abar)
+    eig_bar = np.linalg.eigvalsh(Abar)
     m = float(eig_bar.min())
+    eQ, VQ = np.linalg.eigh(Qi)
+    n_, i_, j_ = np.unravel_index(int(np.argmax(np.abs(eQ))), eQ.shape)
+    eM, VM = np.linalg.eigh(Msq)
+    k_ms = int(np.argmax(eM[:, -1]))
+    eA, VA = np.linalg.eigh(A)
+    kF, jF = np.unravel_index(int(np.argmax(np.abs(eA))), eA.shape)
+    k_lam = int(np.argmin(eA[:, 0]))
+    V_bar = np.linalg.eigh(Abar)[1]
     witnesses = {"L": {"device": int(n_), "sample": int(i_), "vector": VQ[n_, i_][:, j_].copy()},
                  "L_ms": {"device": k_ms, "vector": VM[k_ms][:, -1].copy()},
                  "L_F": {"device": int(kF), "vector": VA[kF][:, jF].copy()},
@@ -127,9 +130,8 @@ def compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
     realisable = bool(np.all(residual <= 1e-9 * (1 + np.linalg.norm(b, axis=1))))
     if realisable:
         inv = np.linalg.inv(Abar)
-        svds = [np.linalg.svd((An - Abar) @ inv) for An in A]
-        sigma = np.array([s_[1][0] for s_ in svds])
-        witnesses["sigma_bar_sq"] = {"directions": np.array([s_[2][0] for s_ in svds])}
+        sigma = np.array([np.linalg.norm((An - Abar) @ inv, 2) for An in A])
+        witnesses["sigma_bar_sq"] = {"directions": np.array([np.linalg.svd((An - Abar) @ inv)[2][0] for An in A])}
     else:
         sigma = np.full(len(p), np.inf)
     w0 = np.zeros(problem.dim) if w0 is None else np.asarray(w0, dtype=float)
