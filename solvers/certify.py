@@ -29,6 +29,7 @@ Buttaci & Calafiore (Assumptions 2, 4, 5, Definition 3 with the degree weights o
 from __future__ import annotations
 
 import math
+import types
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -391,7 +392,19 @@ def _variance_trs(problem: Any, k: int, batch: int, replace: bool) -> tuple[np.n
     return P, b, float(fit.truth @ b + fit.noise_std**2 * a), 1.0 / batch
 
 
-def _min_lower(problem: Any, i: int, m: np.ndarray) -> tuple[float, str]:
+def _values_at_own_points(problem: Any, M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(f_i(m_i), ∇f_i(m_i)) for every client at its own point m_i, from the client gradients and f_i(0):
+    f_i(m) = f_i(0) + ½(∇f_i(0) + ∇f_i(m))ᵀm (exact for quadratics; one batched call instead of K)."""
+    K = problem.clients
+    M = np.asarray(M, float).reshape(K, problem.dim)
+    G = problem.flat(problem.client_gradients(problem.unflat(M)))
+    G0 = problem.flat(problem.client_gradients(problem.zeros(K)))
+    f0 = problem.client_losses(problem.zeros())
+    return f0 + 0.5 * np.einsum("kd,kd->k", G0 + G, M), G
+
+
+def _min_lower(problem: Any, i: int, m: np.ndarray, f_m: float | None = None,
+               grad: np.ndarray | None = None) -> tuple[float, str]:
     """A certified lower bound on min f_i: strong convexity f_i(m) − ‖∇f_i(m)‖²/(2μ̂) when Cholesky certifies
     Q_i ⪰ μ̂I ≻ 0, else the floor of a sum of squares (least squares: 0; quadratic family ½(w − c)ᵀQ(w − c) with
     Q = AAᵀ: 0; Gaussian population: ½σ_ε²); −inf when none applies."""
@@ -403,8 +416,9 @@ def _min_lower(problem: Any, i: int, m: np.ndarray) -> tuple[float, str]:
         return 0.0, "min f_i ≥ 0 (least squares is a sum of squares)"
     Q = _stack(fit.hessians[i])[0]
     K, d = problem.clients, problem.dim
-    f_m = float(problem.client_losses(problem.unflat(m))[i])
-    grad = problem.flat(problem.client_gradients(problem.unflat(np.broadcast_to(m, (K, d)))))[i]
+    if f_m is None or grad is None:
+        f_m = float(problem.client_losses(problem.unflat(m))[i])
+        grad = problem.flat(problem.client_gradients(problem.unflat(np.broadcast_to(m, (K, d)))))[i]
     mu_hat = lambda_min_lower(Q, float(np.linalg.eigvalsh(Q)[0]))  # start at the estimate; Cholesky certifies
     if mu_hat > 1e-12 * float(np.linalg.norm(Q)):
         return f_m - float(grad @ grad) / (2 * mu_hat), "min f_i ≥ f_i(m) − ‖∇f_i(m)‖²/(2μ̂_i), μ̂_i by Cholesky"
@@ -444,13 +458,12 @@ def _cert_delta_star(problem: Any, value: float, w_star: np.ndarray, clients: It
     fw = problem.client_losses(problem.unflat(w_star))
     idx = list(range(problem.clients)) if clients is None else list(clients)
     lows, how = {}, set()
-    mins = {}
+    mins = {i: _client_minimiser(problem, i) for i in range(problem.clients)}
+    f_min, grads = _values_at_own_points(problem, np.stack([mins[i] for i in range(problem.clients)]))
     for i in idx:
-        m = _client_minimiser(problem, i)
-        mins[i] = m
-        lows[i], h = _min_lower(problem, i, m)
+        lows[i], h = _min_lower(problem, i, mins[i], float(f_min[i]), grads[i])
         how.add(h)
-    wit_vals = {i: float(fw[i] - problem.client_losses(problem.unflat(mins[i]))[i]) for i in idx}
+    wit_vals = {i: float(fw[i] - f_min[i]) for i in idx}
     k = max(wit_vals, key=wit_vals.get)
     upper = max(float(fw[i] - lows[i]) for i in idx)
     # magnitude of the terms of f_i(w*) = ½w*ᵀQ_iw* − b_iᵀw* + c_i (rounding of values near 0)
@@ -461,7 +474,8 @@ def _cert_delta_star(problem: Any, value: float, w_star: np.ndarray, clients: It
     return CertifiedConstant(
         "Delta_star_max", value, wit_vals[k], upper,
         {"client": k, "w_star": w_star.tolist(), "client_minimiser": mins[k].tolist()},
-        "f_i(w*) − f_i(m_i) at the client minimiser m_i (SVD least squares / centre), largest over clients",
+        "f_i(w*) − f_i(m_i) at the client minimiser m_i (least squares / centre; f_i(m_i) = f_i(0) + ½(∇f_i(0) + "
+        "∇f_i(m_i))ᵀm_i from the client gradients), largest over clients",
         "max_i f_i(w*) − lower bound on min f_i: " + "; ".join(sorted(how)), definition, assumption,
         scale=scale)
 
@@ -882,8 +896,8 @@ def for_buttaci(problem: Any, consts: Mapping[str, Any]) -> tuple[dict[str, Cert
         mins = np.stack([_client_minimiser(problem, i) for i in range(problem.clients)])
         fi_star = problem.client_losses(problem.unflat(w_star))
         f_at = float(p @ fi_star)
-        fi_min = np.array([float(problem.client_losses(problem.unflat(mins[i]))[i]) for i in range(len(p))])
-        lows = np.array([_min_lower(problem, i, mins[i])[0] for i in range(len(p))])
+        fi_min, grads = _values_at_own_points(problem, mins)
+        lows = np.array([_min_lower(problem, i, mins[i], float(fi_min[i]), grads[i])[0] for i in range(len(p))])
         certs["Gamma"] = CertifiedConstant(
             "Gamma", gamma, f_at - float(p @ fi_min), f_at - float(p @ lows),
             {"w_star": w_star.tolist(), "weights": "degrees p_i from the adjacency"},
@@ -925,7 +939,9 @@ def code_digest(modules: Iterable[str] = _CODE) -> str:
         h.update(Path(importlib.util.find_spec(name).origin).read_bytes())
         mod = importlib.import_module(name)
         for attr, obj in sorted(vars(mod).items()):
-            code = getattr(obj, "__code__", None)
+            if not isinstance(obj, types.FunctionType):  # (never touch lazy modules: getattr would import them)
+                continue
+            code = obj.__code__
             if code is not None:
                 h.update(attr.encode())
                 h.update(code.co_code)
