@@ -345,3 +345,25 @@ def test_curvature_is_cached_on_disk(tmp_path, monkeypatch):
 
     monkeypatch.setattr(_cache, "store_document", boom)
     assert constants.curvature(p) == (L, mu)
+
+
+# ---- the project's own catalogue variants of wrong constants are flagged by the certificates ---------------------
+@pytest.mark.parametrize("variant", ["halved_smoothness", "mu_of_mean_hessian"])
+def test_catalogue_constant_variants_are_flagged(variant):
+    from fedrates.verify.claims import bao_broken
+
+    p = _make("clustered-quadratic")
+    assert check_certified(constants.compute(p)) == []
+    with getattr(bao_broken, variant)():
+        lines = check_certified(constants.compute(p))
+    assert lines and lines[0].split()[0] in ("L", "mu")
+
+
+def test_dinh_catalogue_variant_L_of_F_is_flagged():
+    from fedrates.verify.claims import dinh
+
+    p = _make("dinh-tiny")
+    assert check_certified(fedproxvr_constants.compute(p)) == []
+    with dinh._patch_L_of_F():
+        lines = check_certified(fedproxvr_constants.compute(p))
+    assert lines and lines[0].startswith("L ")
