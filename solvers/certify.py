@@ -716,7 +716,7 @@ def _lam_opt(problem: Any, value: float, wit: Mapping, g: np.ndarray, g2: np.nda
                              "Bao et al. 2022 Proposition 3.1 / eq. (8)")
 
 
-def for_das(problem: Any, L: float, Delta: np.ndarray, w_star: np.ndarray) -> dict[str, CertifiedConstant]:
+def _das(problem: Any, L: float, Delta: np.ndarray, w_star: np.ndarray) -> dict[str, CertifiedConstant]:
     """Certificates of the constants Das et al.'s claims read: L = max_i λ_max(Q_i) and max_i Δ_i* with
     Δ_i* = f_i(w*) − min f_i at the given (certified) w*."""
     Q = _hessians(problem)
@@ -809,7 +809,7 @@ def for_dinh(problem: Any, const: Any) -> tuple[dict[str, CertifiedConstant], di
 
 
 # ==== Bylinkin et al. (two-group separation) =======================================================================
-def for_separation(problem: Any) -> dict[str, CertifiedConstant]:
+def _separation(problem: Any) -> dict[str, CertifiedConstant]:
     """Certificates of the two-group constants (keys of ``SEPARATION_DEFINITIONS``): group Hessians applied through
     the node datafits (A_f v = mean over f-nodes of ½(∇f_m(v) − ∇f_m(0))), server Hessians from its data, and the
     other side by Cholesky tests — δ_f, δ_g of both signs (the largest *modulus* eigenvalue of the signed
@@ -858,7 +858,7 @@ def for_separation(problem: Any) -> dict[str, CertifiedConstant]:
 
 
 # ==== Buttaci & Calafiore (similar_quadratic) ======================================================================
-def for_buttaci(problem: Any, consts: Mapping[str, Any]) -> tuple[dict[str, CertifiedConstant], dict[str, str]]:
+def _buttaci(problem: Any, consts: Mapping[str, Any]) -> tuple[dict[str, CertifiedConstant], dict[str, str]]:
     """Certificates of :func:`~fedrates.solvers.problems.similar_quadratic.exact_constants`: Γ (Definition 3) with
     the degree weights p_i = Σ_n A_in/𝟏ᵀA𝟏 recomputed from the graph's adjacency, L = max_i ‖H_i‖₂ and
     μ = min_i λ_min(H_i) (Assumptions 4–5, per client), S = Σ p_i², σ² (Assumption 2)."""
@@ -968,23 +968,21 @@ def _digest_values(obj: Any) -> str:
         else:
             h.update(repr(x).encode())
 
-    fields = {k: v for k, v in vars(obj).items() if not k.startswith("_") and k not in ("problem_ref", "seconds")}
+    if isinstance(obj, Mapping):
+        fields = dict(obj)
+    else:
+        fields = {k: v for k, v in vars(obj).items() if not k.startswith("_") and k not in ("problem_ref", "seconds")}
     feed(fields)
     return h.hexdigest()
 
 
-def cached_certificates(problem: Any, const: Any, kind: str = "constants",
-                        use_disk: bool = True) -> tuple[dict[str, CertifiedConstant], dict[str, str]]:
-    """The certificates of ``const`` (a Constants or DinhConstants of ``problem``), computed once per instance and
-    kept on disk beside the reference cache (``<cache>/certificates/<key>.json``, a checksummed document of
-    :mod:`fedrates.solvers._cache`).  The key is :func:`fedrates.solvers._cache.entry_key` of the problem's
-    fingerprint and the settings {kind, digest of the values and witnesses certified, code digest}: a changed
-    value (e.g. a constant replaced after it was computed) or changed code is a miss, never a stale hit.  A damaged
-    entry is removed and recomputed (see :func:`fedrates.solvers._cache.load_document`)."""
+def _cached(problem: Any, kind: str, source: Any, compute: Callable[[], tuple[dict, dict]],
+            use_disk: bool = True) -> tuple[dict[str, CertifiedConstant], dict[str, str]]:
+    """Memory, then disk (``<cache>/certificates/``), then ``compute()``; see :func:`cached_certificates`."""
     from fedrates.solvers import _cache
 
     key = _cache.entry_key(problem.fingerprint, {"what": "certificates", "kind": kind,
-                                                 "values": _digest_values(const), "code": code_digest()})
+                                                 "values": _digest_values(source), "code": code_digest()})
     if key in _MEMORY:
         return _MEMORY[key]
     directory = _cache.cache_dir() / "certificates"
@@ -997,9 +995,48 @@ def cached_certificates(problem: Any, const: Any, kind: str = "constants",
         if out is not None:
             _MEMORY[key] = out
             return out
-    certs, skip = for_dinh(problem, const) if kind == "dinh" else for_constants(problem, const)
+    certs, skip = compute()
     if use_disk:
         _cache.store_document(key, {"certificates": {n: to_dict(c) for n, c in certs.items()},
                                     "uncertified": skip}, directory)
     _MEMORY[key] = (certs, skip)
     return certs, skip
+
+
+def for_das(problem: Any, L: float, Delta: np.ndarray, w_star: np.ndarray,
+            cache: bool = True) -> dict[str, CertifiedConstant]:
+    """Certificates of the constants Das et al.'s claims read: L = max_i λ_max(Q_i) (witness: the largest client's
+    top eigenvector; other side: Cholesky tests) and max_i Δ_i* = max_i f_i(w*) − min f_i at the given
+    (certified) w* (witness: the client minimiser; other side: a certified lower bound on min f_i).  Cached."""
+    source = {"L": float(L), "Delta": np.asarray(Delta, float), "w_star": np.asarray(w_star, float)}
+    return _cached(problem, "das", source, lambda: (_das(problem, L, Delta, w_star), {}), cache)[0]
+
+
+def for_separation(problem: Any, cache: bool = True) -> dict[str, CertifiedConstant]:
+    """Certificates of Bylinkin et al.'s two-group constants (see :func:`_separation`).  Cached."""
+    from fedrates.solvers.problems.separation import split
+
+    source = {**{k: v for k, v in split(problem).constants().items()},
+              **{k: np.asarray(problem.extras[k], float) for k in ("A_f1", "A_g1", "b_f1", "b_g1")}}
+    return _cached(problem, "separation", source, lambda: (_separation(problem), {}), cache)[0]
+
+
+def for_buttaci(problem: Any, consts: Mapping[str, Any],
+                cache: bool = True) -> tuple[dict[str, CertifiedConstant], dict[str, str]]:
+    """Certificates of Buttaci & Calafiore's constants (see :func:`_buttaci`) and the uncertified ones.  Cached."""
+    source = {k: v for k, v in consts.items() if k in ("L", "mu", "L_f", "mu_f", "S", "Gamma", "w_star", "sigma2")}
+    return _cached(problem, "buttaci", source, lambda: _buttaci(problem, consts), cache)
+
+
+def cached_certificates(problem: Any, const: Any, kind: str = "constants",
+                        use_disk: bool = True) -> tuple[dict[str, CertifiedConstant], dict[str, str]]:
+    """The certificates of ``const`` (a Constants or DinhConstants of ``problem``), computed once per instance and
+    kept on disk beside the reference cache (``<cache>/certificates/<key>.json``, a checksummed document of
+    :mod:`fedrates.solvers._cache`).  The key is :func:`fedrates.solvers._cache.entry_key` of the problem's
+    fingerprint and the settings {kind, digest of the values and witnesses certified, code digest}: a changed
+    value (e.g. a constant replaced after it was computed) or changed code is a miss, never a stale hit.  A damaged
+    entry is removed and recomputed (see :func:`fedrates.solvers._cache.load_document`)."""
+    def compute() -> tuple[dict, dict]:
+        return for_dinh(problem, const) if kind == "dinh" else for_constants(problem, const)
+
+    return _cached(problem, kind, const, compute, use_disk)
