@@ -138,23 +138,32 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
-def check_certified(constants: Any, rel: float = REL) -> list[str]:
+def check_certified(*constants: Any, rel: float = REL) -> list[str]:
     """Every disagreement among the certificates of ``constants`` (one line each, both numbers); [] when all hold.
 
     ``constants`` may be a :class:`~fedrates.solvers.constants.Constants` or
     :class:`~fedrates.solvers.fedproxvr_constants.DinhConstants` (their ``certificates``), a mapping name →
     :class:`CertifiedConstant`, or an iterable of certificates.  A claim that reads constants calls it and returns
     ``inconclusive`` with these lines when the list is not empty: its regime and bound would otherwise rest on a
-    constant that is not the one the paper defines."""
-    certs = getattr(constants, "certificates", constants)
-    if isinstance(certs, Mapping):
-        certs = certs.values()
+    constant that is not the one the paper defines.  Several sources may be passed at once, e.g.
+    ``check_certified(consts, certify.for_separation(problem))``.
+
+    Usage in a claim::
+
+        disagreements = check_certified(consts)
+        if disagreements:   # verdict "inconclusive", message "; ".join(disagreements) (each has both numbers)
+            ...
+    """
     out = []
-    for c in certs:
-        if isinstance(c, CertifiedConstant):
-            msg = c.disagreement(rel)
-            if msg:
-                out.append(msg)
+    for source in constants:
+        certs = getattr(source, "certificates", source)
+        if isinstance(certs, Mapping):
+            certs = certs.values()
+        for c in certs:
+            if isinstance(c, CertifiedConstant):
+                msg = c.disagreement(rel)
+                if msg:
+                    out.append(msg)
     return out
 
 
