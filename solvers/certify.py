@@ -75,6 +75,9 @@ class CertifiedConstant:
     sense: str = "sup"
     upper_exact: bool = True
     scale: float = 0.0
+    #: ``"exact"``: the value is the supremum itself; ``"bound"``: the value is claimed only as an upper bound on the
+    #: supremum (e.g. an a-priori G² on a ball): it holds iff it is not below the certified upper side
+    kind: str = "exact"
 
     def _tol(self, rel: float) -> float:
         mags = [abs(x) for x in (self.value, self.witness_value, self.upper, self.scale) if math.isfinite(x)]
@@ -86,6 +89,14 @@ class CertifiedConstant:
         if not (math.isfinite(v) and math.isfinite(w)):
             return f"{self.name}: value {v!r}, witness {w!r} (not finite)"
         tol = self._tol(rel)
+        if self.kind == "bound":
+            if v < w - tol:
+                return (f"{self.name} = {v:.12g} is below the value {w:.12g} attained at the witness "
+                        f"({self.lower_method}): not an upper bound")
+            if not v >= u - tol:
+                return (f"{self.name} = {v:.12g} is not certified: the second route bounds the supremum only by "
+                        f"{u:.12g} ({self.upper_method})")
+            return None
         if abs(w - v) > tol:
             return (f"{self.name} = {v:.12g} but its definition at the witness gives {w:.12g} "
                     f"({self.lower_method}; relative difference {abs(w - v) / max(abs(v), tol / rel):.3g})")
@@ -119,13 +130,14 @@ def to_dict(c: CertifiedConstant) -> dict[str, Any]:
     return {"name": c.name, "value": _plain(c.value), "witness_value": _plain(c.witness_value),
             "upper": _plain(c.upper), "witness": _plain(dict(c.witness)), "lower_method": c.lower_method,
             "upper_method": c.upper_method, "definition": c.definition, "assumption": c.assumption,
-            "sense": c.sense, "upper_exact": c.upper_exact, "scale": _plain(c.scale), "agrees": c.agrees()}
+            "sense": c.sense, "upper_exact": c.upper_exact, "scale": _plain(c.scale), "kind": c.kind,
+            "agrees": c.agrees()}
 
 
 def from_dict(d: Mapping[str, Any]) -> CertifiedConstant:
     keys = ("name", "value", "witness_value", "upper", "witness", "lower_method", "upper_method", "definition",
             "assumption", "sense", "upper_exact", "scale")
-    return CertifiedConstant(**{k: d[k] for k in keys})
+    return CertifiedConstant(**{k: d[k] for k in keys}, kind=d.get("kind", "exact"))
 
 
 def _plain(obj: Any) -> Any:
@@ -915,9 +927,40 @@ def _buttaci(problem: Any, consts: Mapping[str, Any]) -> tuple[dict[str, Certifi
             "Buttaci & Calafiore Definition 3 (degree weights of Algorithm 1)", scale=abs(f_at))
     else:
         skip["Gamma"] = "some f_i is unbounded below (nonconvex client): Γ undefined"
-    skip["G"] = ("a-priori bound on a ball chosen by the claim from the run (not an instance constant); its validity "
-                 "is checked by the claim (the run stays in the ball)")
+    skip["G"] = ("an a-priori bound on a ball the claim chooses (not an instance constant): certify it with "
+                 "buttaci_G2(problem, centre, radius, G2)")
     return certs, skip
+
+
+def buttaci_G2(problem: Any, center: np.ndarray, radius: float, G2: float) -> CertifiedConstant:
+    """Certificate of an a-priori G² (Buttaci & Calafiore Assumption 3, E‖g_i(w)‖² ≤ G², here with additive noise
+    E‖g_i‖² = ‖∇f_i(w)‖² + σ²) on the ball B(c, ρ) the claim's run is checked to stay in.  G² is a *bound*
+    (``kind = "bound"``): the witness is the maximiser of max_i ‖∇f_i(c + u)‖² over ‖u‖ ≤ ρ (trust-region
+    subproblem per client, evaluated with the client gradients), the second route the Lagrangian dual bound of the
+    same suprema (Cholesky); G² holds iff it is not below that certified supremum."""
+    from fedrates.solvers._trs import maximize_on_ball
+
+    c = _vec(center)
+    H = _stack(problem.datafit.hessians)
+    K, d = problem.clients, problem.dim
+    grads_c = problem.flat(problem.client_gradients(problem.unflat(np.broadcast_to(c, (K, d)))))
+    s2 = float(problem.noise_std) ** 2
+    vals, ups, points = [], [], []
+    for i in range(K):
+        P, b, c0 = H[i] @ H[i], -H[i] @ grads_c[i], float(grads_c[i] @ grads_c[i])
+        _, u = maximize_on_ball(P, b, c0, radius)
+        points.append(c + u)
+        ups.append(trs_dual_upper(P, b, c0, radius, u))
+    G = problem.flat(problem.client_gradients(problem.unflat(np.stack(points))))
+    vals = np.einsum("kd,kd->k", G, G)
+    k = int(np.argmax(vals))
+    return CertifiedConstant(
+        "G2", float(G2), float(vals[k]) + s2, float(max(ups)) + s2,
+        {"client": k, "point": points[k].tolist(), "center": c.tolist(), "radius": float(radius)},
+        "‖∇f_i(w)‖² + σ² at the client's maximiser on the ball (client gradients)",
+        "Lagrangian dual of sup_{‖u‖≤ρ}‖∇f_i(c + u)‖² per client (Cholesky), + σ²",
+        "sup_{w ∈ B(c, ρ)} max_i E‖g_i(w)‖²", "Buttaci & Calafiore Assumption 3 (on the ball the run stays in)",
+        upper_exact=False, kind="bound")
 
 
 @dataclass

@@ -373,3 +373,21 @@ def test_dinh_catalogue_variant_L_of_F_is_flagged():
     with dinh._patch_L_of_F():
         lines = check_certified(fedproxvr_constants.compute(p))
     assert lines and lines[0].startswith("L ")
+
+
+def test_buttaci_a_priori_G2_is_certified_as_a_bound():
+    """G = max_i ‖∇f_i(w*)‖ + L_iρ (the claims' a-priori bound) holds; dropping the L_iρ term does not."""
+    p = _make("buttaci-clustered", sigma=0.5)
+    consts = similar_quadratic.exact_constants(p)
+    ws, rho = consts["w_star"], 1.3
+    K = p.clients
+    grads = p.client_gradients(np.broadcast_to(ws, (K, p.dim)))
+    L_i = np.max(np.abs(np.linalg.eigvalsh(p.datafit.hessians)), axis=-1)
+    G = float(np.max(np.linalg.norm(grads, axis=-1) + L_i * rho))
+    good = certify.buttaci_G2(p, ws, rho, G * G + 0.25)
+    assert good.agrees() and good.witness_value <= good.upper
+    assert good.upper < G * G + 0.25  # the triangle inequality is loose, the TRS is not
+    G_no_radius = float(np.max(np.linalg.norm(grads, axis=-1)))
+    assert not certify.buttaci_G2(p, ws, rho, G_no_radius**2 + 0.25).agrees()
+    tight = certify.buttaci_G2(p, ws, rho, good.upper)
+    assert tight.agrees() and not certify.buttaci_G2(p, ws, rho, good.witness_value * (1 - 1e-6)).agrees()
