@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from typing import Any
 
@@ -140,7 +141,12 @@ def run(args: argparse.Namespace) -> int:
     from fedrates.solvers import _cache
 
     # one BLAS thread, as `fedrates reference`: on a shared machine the threads of d × d eigendecompositions
-    # oversubscribe the cores (bao-lasso-sized lasso under load 14 on 2 cores: 5.6 s with one thread, 63 s without)
+    # oversubscribe the cores (bao-lasso-sized lasso under load 14 on 2 cores: 5.6 s with one thread, 63 s without).
+    # threadpool_limits caps the libraries loaded now; the environment caps those loaded later (numpy's and scipy's
+    # OpenBLAS are loaded on first use, inside the block), unless the user chose a number of threads.
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        if "numpy" not in sys.modules:
+            os.environ.setdefault(var, "1")
     with threadpool_limits(limits=1):
         problem = _build_problem(args)
         directory = _cache.cache_dir() / "constants"
