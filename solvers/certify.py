@@ -87,7 +87,7 @@ class CertifiedConstant:
         """None when the certificate holds, else one line with both numbers."""
         v, w, u = float(self.value), float(self.witness_value), float(self.upper)
         if not (math.isfinite(v) and math.isfinite(w)):
-            return f"{self.name}: value {v!r}, witness {w!r} (not finite)"
+            return f"{self.name} = {v!r} but the witness gives {w!r} (not finite: {self.lower_method})"
         tol = self._tol(rel)
         if self.kind == "bound":
             if v < w - tol:
@@ -523,7 +523,14 @@ def for_constants(problem: Any, const: Any) -> tuple[dict[str, CertifiedConstant
         if not const.exact.get(name, True):
             skip[name] = "reported value is a certified bound, not the supremum (d above dense_limit)"
             return
-        c = make()
+        try:
+            c = make()
+        except (np.linalg.LinAlgError, ValueError, KeyError, IndexError, TypeError, ZeroDivisionError) as exc:
+            # a witness that cannot be evaluated is a disagreement (never a silent pass)
+            why = f"the witness could not be evaluated ({type(exc).__name__}: {exc})"
+            certs[name] = CertifiedConstant(name, float(getattr(const, name)), math.nan, math.nan, {}, why, why,
+                                            D[name].formula, D[name].assumption)
+            return
         if c is not None:
             certs[name] = c
 

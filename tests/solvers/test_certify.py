@@ -391,3 +391,11 @@ def test_buttaci_a_priori_G2_is_certified_as_a_bound():
     assert not certify.buttaci_G2(p, ws, rho, G_no_radius**2 + 0.25).agrees()
     tight = certify.buttaci_G2(p, ws, rho, good.upper)
     assert tight.agrees() and not certify.buttaci_G2(p, ws, rho, good.witness_value * (1 - 1e-6)).agrees()
+
+
+def test_a_witness_that_cannot_be_evaluated_is_a_disagreement():
+    p = _make("realisable-quadratic")
+    c = constants.compute(p)
+    wrong = dc.replace(c, witnesses={**c.witnesses, "L": {"client": p.clients + 3, "vector": [1.0]}})
+    (line,) = _wrong(wrong.certificates, "L")
+    assert "not finite" in line
