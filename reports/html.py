@@ -33,7 +33,6 @@ import pandas as pd
 from markupsafe import Markup
 
 from fedrates.reports import figures, paper_figures
-from fedrates.verify.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES, kind_summary
 
 __all__ = ["VERDICTS", "build_context", "render_html", "render_html_string"]
 
@@ -255,10 +254,18 @@ _MATH_UNSAFE = re.compile(r"<\s*(script|style|iframe|object|embed|a|img|foreigno
                           re.IGNORECASE)
 
 
+def looks_like_prose(text: str) -> bool:
+    """Whether a "statement" is a sentence rather than a formula: six or more words of four letters or more outside
+    LaTeX commands and ``\\text{…}`` (a sentence set as math would lose its spaces)."""
+    bare = re.sub(r"\\(?:text|mathrm|operatorname|mbox)\{[^}]*\}", " ", text)
+    bare = re.sub(r"\\[A-Za-z]+", " ", bare)
+    return len(re.findall(r"(?<![A-Za-z])[A-Za-z]{4,}(?![A-Za-z])", bare)) >= 6
+
+
 def math_from_latex(latex: str, display: bool = True) -> Markup | None:
     """MathML of a LaTeX formula (``latex2mathml``), or None when it cannot be converted (the package is missing,
     the LaTeX is outside what it parses, or the output holds anything but MathML)."""
-    if not latex or not latex.strip():
+    if not latex or not latex.strip() or looks_like_prose(latex):
         return None
     try:
         from latex2mathml.converter import convert
@@ -268,6 +275,7 @@ def math_from_latex(latex: str, display: bool = True) -> Markup | None:
         out = convert(latex, display="block" if display else "inline")
     except Exception:  # noqa: BLE001 - any parse failure: the LaTeX source is shown instead
         return None
+    out = re.sub(r'\s+xmlns="[^"]*"', "", out, count=1)  # the HTML parser supplies the MathML namespace
     if _MATH_UNSAFE.search(out) or not out.startswith("<math"):
         return None
     return Markup(out)
@@ -406,6 +414,8 @@ def errata_groups(errata: Sequence[Mapping[str, Any]] | None,
     """The errata grouped by kind, headline kinds (:data:`HEADLINE_KINDS`) first, then the others in
     :data:`ERRATUM_KINDS` order, then unclassified entries (written by older versions); one entry per erratum,
     with MathML of the theorem it concerns and links to its claims."""
+    from fedrates.verify.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES
+
     groups: dict[str, dict[str, Any]] = {}
     for i, e in enumerate(sort_errata(errata), start=1):
         kind = e["kind"] or "unclassified"
@@ -426,9 +436,17 @@ def errata_groups(errata: Sequence[Mapping[str, Any]] | None,
     return sorted(groups.values(), key=lambda g: order.index(g["kind"]) if g["kind"] in order else len(order))
 
 
+def _kind_summary(kinds: Any) -> str:
+    from fedrates.verify.errata import kind_summary
+
+    return kind_summary(kinds)
+
+
 def sort_errata(errata: Sequence[Mapping[str, Any]] | None) -> list[dict[str, str]]:
     """Errata as display rows, grouped by kind (headline kinds first, :data:`fedrates.verify.errata.ERRATUM_KINDS`
     order), each with its location, what the paper says, what is true and the evidence."""
+    from fedrates.verify.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES
+
     order = {k: i for i, k in enumerate(ERRATUM_KINDS)}
     rows = [{key: str(e.get(key, "") or "") for key in ("kind", "where", "quote", "true_statement", "evidence",
                                                         "theorem", "text", "resolution")}
@@ -516,7 +534,7 @@ def build_context(
         "claims": claims,
         "erratum_claims": [c for c in claims if c["verdict"] == "erratum"],
         "errata": sort_errata(errata),
-        "erratum_summary": kind_summary(str(e.get("kind", "")) for e in errata or []),
+        "erratum_summary": _kind_summary(str(e.get("kind", "")) for e in errata or []),
         "provenance": _provenance_rows(provenance),
     }
 

@@ -136,7 +136,7 @@ def _claim_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> tuple[Figu
         fig.text(_LEFT, y - 0.004, text, fontsize=size, va="top")
         y -= 0.035
     elif statement.strip():  # mathtext cannot set it: the LaTeX source, at most three lines
-        for line in _wrap(f"statement (LaTeX source): {statement}", indent="")[:3]:
+        for line in _wrap(f"statement (LaTeX source): {statement}", width=95, indent="")[:3]:
             fig.text(_LEFT, y, _plain(line), fontsize=8, va="top", family="DejaVu Sans Mono", color="#333333")
             y -= _LINE
     rows = records[records["claim"] == claim] if "claim" in records.columns else records.iloc[0:0]
@@ -247,7 +247,7 @@ def _add_outline(path: str, outline: list[tuple[str, int, int]]) -> bool:
     writer = PdfWriter(clone_from=path)
     parent = None
     for title, page, level in outline:
-        item = writer.add_outline_item(title, page, parent=parent if level else None)
+        item = writer.add_outline_item(title=title, page_number=page, parent=parent if level else None)
         if level == 0:
             parent = item
     writer.page_mode = "/UseOutlines"

@@ -75,10 +75,21 @@ def _verdict(claim: str = "bao.thm2.1/rate-T", **over: object) -> dict:
 # ---------------------------------------------------------------------------------------------------- figures
 
 
-@pytest.mark.parametrize("over", [{"x": "clients"}, {"x": None}, {"metric": "no_such_metric"}])
-def test_claim_figure_rejects_unplottable(over: dict) -> None:
-    with pytest.raises(ValueError):
-        figures.claim_figure(_records(), _verdict(**over))
+@pytest.mark.parametrize(("over", "note"), [({"x": "clients"}, "'clients' is not recorded"),
+                                             ({"metric": "no_such_metric"}, "no 'no_such_metric'")])
+def test_claim_figure_says_what_it_shows_when_the_declared_data_is_missing(over: dict, note: str) -> None:
+    from fedrates.verify.plotdata import plot_spec
+
+    spec = plot_spec(_records(), _verdict(**over))
+    assert note in spec["note"]
+    ax = figures.claim_figure(_records(), _verdict(**over), spec).axes[0]
+    assert any(note in t.get_text() for t in ax.texts)
+
+
+def test_claim_figure_rejects_records_without_a_finite_value() -> None:
+    records = _records().assign(value=float("nan"))
+    with pytest.raises(ValueError, match="no finite values"):
+        figures.claim_figure(records, _verdict())
 
 
 def test_to_svg_is_inline_and_offline() -> None:
