@@ -32,6 +32,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
+from fedrates.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES, kind_summary
 from fedrates.reports import figures, paper_figures
 
 __all__ = ["VERDICTS", "build_context", "render_html", "render_html_string"]
@@ -414,8 +415,6 @@ def errata_groups(errata: Sequence[Mapping[str, Any]] | None,
     """The errata grouped by kind, headline kinds (:data:`HEADLINE_KINDS`) first, then the others in
     :data:`ERRATUM_KINDS` order, then unclassified entries (written by older versions); one entry per erratum,
     with MathML of the theorem it concerns and links to its claims."""
-    from fedrates.verify.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES
-
     groups: dict[str, dict[str, Any]] = {}
     for i, e in enumerate(sort_errata(errata), start=1):
         kind = e["kind"] or "unclassified"
@@ -436,17 +435,9 @@ def errata_groups(errata: Sequence[Mapping[str, Any]] | None,
     return sorted(groups.values(), key=lambda g: order.index(g["kind"]) if g["kind"] in order else len(order))
 
 
-def _kind_summary(kinds: Any) -> str:
-    from fedrates.verify.errata import kind_summary
-
-    return kind_summary(kinds)
-
-
 def sort_errata(errata: Sequence[Mapping[str, Any]] | None) -> list[dict[str, str]]:
-    """Errata as display rows, grouped by kind (headline kinds first, :data:`fedrates.verify.errata.ERRATUM_KINDS`
+    """Errata as display rows, grouped by kind (headline kinds first, :data:`fedrates.errata.ERRATUM_KINDS`
     order), each with its location, what the paper says, what is true and the evidence."""
-    from fedrates.verify.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES
-
     order = {k: i for i, k in enumerate(ERRATUM_KINDS)}
     rows = [{key: str(e.get(key, "") or "") for key in ("kind", "where", "quote", "true_statement", "evidence",
                                                         "theorem", "text", "resolution")}
@@ -534,7 +525,7 @@ def build_context(
         "claims": claims,
         "erratum_claims": [c for c in claims if c["verdict"] == "erratum"],
         "errata": sort_errata(errata),
-        "erratum_summary": _kind_summary(str(e.get("kind", "")) for e in errata or []),
+        "erratum_summary": kind_summary(str(e.get("kind", "")) for e in errata or []),
         "provenance": _provenance_rows(provenance),
     }
 
