@@ -1,7 +1,9 @@
 """The verdict table printed by ``fedrates verify`` (rich): compact, verdict first, claim ids never split.
 
-Each claim takes two lines (measured; predicted with its tolerance), each cut with an ellipsis at the console width
-(at most :data:`MAX_WIDTH` columns); the full texts are in ``verdicts.json``, ``--json`` and the report.
+Each claim takes two lines (measured; predicted with its tolerance) within the console width (at most
+:data:`MAX_WIDTH` columns). A line too long is shortened by its structure, never inside a value: whole items of a
+``;``-separated list are dropped from the end (``… +3 more``), then the tolerance, then whole words; the full texts
+are in ``verdicts.json``, ``--json`` and the report.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
-__all__ = ["MAX_WIDTH", "print_verdicts", "verdict_table", "summary_line"]
+__all__ = ["MAX_WIDTH", "detail_lines", "fit", "print_verdicts", "verdict_table", "summary_line"]
 
 #: the table never uses more columns than this, whatever the terminal
 MAX_WIDTH = 99
@@ -22,6 +24,44 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return "0" if value == 0 else f"{value:.4g}"
     return "—" if value is None else str(value)
+
+
+def _words(text: str, width: int) -> str:
+    """``text`` cut after its last whole word that fits in ``width`` with a trailing `` …`` (a single word longer
+    than the width is kept whole: the table folds it, no character is lost)."""
+    if len(text) <= width:
+        return text
+    words = text.split(" ")
+    kept: list[str] = []
+    for word in words:
+        if len(" ".join([*kept, word])) + 2 > width:
+            break
+        kept.append(word)
+    return (" ".join(kept) + " …") if kept else words[0]
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` within ``width`` columns, shortened by structure: whole ``"; "``-separated items are dropped from the
+    end with a count (``"a 1; b 2 … +3 more"``), else whole words; never inside a number or a word."""
+    if len(text) <= width:
+        return text
+    items = text.split("; ")
+    for keep in range(len(items) - 1, 0, -1):
+        candidate = "; ".join(items[:keep]) + f" … +{len(items) - keep} more"
+        if len(candidate) <= width:
+            return candidate
+    return _words(text, width)
+
+
+def detail_lines(verdict: Mapping[str, Any], width: int) -> tuple[str, str]:
+    """The two detail lines of a claim within ``width`` columns: the measured value, and the prediction with its
+    tolerance (the tolerance is dropped first when both do not fit)."""
+    measured = fit(_cell(verdict.get("measured")), width)
+    predicted, tolerance = _cell(verdict.get("predicted")), _cell(verdict.get("tolerance"))
+    second = f"→ {predicted} ({tolerance})"
+    if len(second) > width:
+        second = fit(f"→ {predicted}", width)
+    return measured, second
 
 
 def verdict_table(verdicts: Sequence[Mapping[str, Any]], title: str | None = None, width: int = MAX_WIDTH) -> Any:
@@ -40,7 +80,9 @@ def verdict_table(verdicts: Sequence[Mapping[str, Any]], title: str | None = Non
     # rich shrinks every column of an over-wide table, ids included: give the details exactly the remaining width
     # (column separators and edge padding of SIMPLE_HEAD without edge padding: 2 columns per gap)
     details = max(16, width - verdict_width - id_width - 2 * 2)
-    table.add_column("measured / predicted (tolerance)", no_wrap=True, overflow="ellipsis", width=details)
+    header = next(h for h in ("measured / predicted (tolerance)", "measured / predicted", "measured → predicted",
+                              "measured") if len(h) <= details - 2 or h == "measured")
+    table.add_column(header, no_wrap=False, overflow="fold", width=details)
     for v in verdicts:
         key = str(v.get("verdict", "unknown"))
         colour = COLOURS.get(key, "white")
@@ -49,9 +91,10 @@ def verdict_table(verdicts: Sequence[Mapping[str, Any]], title: str | None = Non
             cell.append(f"\n{v['erratum_kind']}", style=colour)
         elif v.get("loose"):
             cell.append("\nloose bound", style="red")
-        detail = Text(overflow="ellipsis", no_wrap=True)
-        detail.append(_cell(v.get("measured")))
-        detail.append(f"\n→ {_cell(v.get('predicted'))} ({_cell(v.get('tolerance'))})", style="dim")
+        first, second = detail_lines(v, details - 2)  # the column's own padding
+        detail = Text(overflow="fold")
+        detail.append(first)
+        detail.append(f"\n{second}", style="dim")
         table.add_row(cell, Text(str(v.get("claim", "")), no_wrap=True), detail)
     return table
 
