@@ -8,6 +8,7 @@ are in ``verdicts.json``, ``--json`` and the report.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
@@ -70,32 +71,45 @@ def verdict_table(verdicts: Sequence[Mapping[str, Any]], title: str | None = Non
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, expand=False)
     # verdict and claim keep their full width (ids are never cut); the details take what is left
     verdict_width = max([len("verdict"), *(len(str(v.get("verdict", "unknown"))) for v in verdicts),
                          *(len(str(v.get("erratum_kind") or "")) for v in verdicts)])
     id_width = max([len("claim"), *(len(str(v.get("claim", ""))) for v in verdicts)])
-    table.add_column("verdict", no_wrap=True, min_width=verdict_width)
-    table.add_column("claim", no_wrap=True, min_width=id_width)
-    # rich shrinks every column of an over-wide table, ids included: give the details exactly the remaining width
-    # (column separators and edge padding of SIMPLE_HEAD without edge padding: 2 columns per gap)
-    details = max(16, width - verdict_width - id_width - 2 * 2)
-    header = next(h for h in ("measured / predicted (tolerance)", "measured / predicted", "measured → predicted",
-                              "measured") if len(h) <= details - 2 or h == "measured")
-    table.add_column(header, no_wrap=False, overflow="fold", width=details)
-    for v in verdicts:
-        key = str(v.get("verdict", "unknown"))
-        colour = COLOURS.get(key, "white")
-        cell = Text(key, style=f"bold {colour}")
-        if v.get("erratum_kind"):
-            cell.append(f"\n{v['erratum_kind']}", style=colour)
-        elif v.get("loose"):
-            cell.append("\nloose bound", style="red")
-        first, second = detail_lines(v, details - 2)  # the column's own padding
-        detail = Text(overflow="fold")
-        detail.append(first)
-        detail.append(f"\n{second}", style="dim")
-        table.add_row(cell, Text(str(v.get("claim", "")), no_wrap=True), detail)
+    details = max(16, width - verdict_width - id_width - 6)
+
+    def build(fit_width: int) -> Any:
+        table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, expand=False)
+        table.add_column("verdict", no_wrap=True, min_width=verdict_width)
+        table.add_column("claim", no_wrap=True, min_width=id_width)
+        header = next(h for h in ("measured / predicted (tolerance)", "measured / predicted", "measured")
+                      if len(h) <= fit_width or h == "measured")
+        table.add_column(header, no_wrap=False, overflow="fold", width=details)
+        for v in verdicts:
+            key = str(v.get("verdict", "unknown"))
+            colour = COLOURS.get(key, "white")
+            cell = Text(key, style=f"bold {colour}")
+            if v.get("erratum_kind"):
+                cell.append(f"\n{v['erratum_kind']}", style=colour)
+            elif v.get("loose"):
+                cell.append("\nloose bound", style="red")
+            first, second = detail_lines(v, fit_width)
+            detail = Text(overflow="fold")
+            detail.append(first)
+            detail.append(f"\n{second}", style="dim")
+            table.add_row(cell, Text(str(v.get("claim", "")), no_wrap=True), detail)
+        return table
+
+    # rich shrinks the columns of an over-wide table: fit the details to the width rich actually gives them
+    table = build(details)
+    try:
+        from rich.console import Console
+
+        console = Console(width=width, file=io.StringIO())
+        given = table._calculate_column_widths(console, console.options)[-1]  # noqa: SLF001 - no public API
+    except Exception:  # noqa: BLE001 - a rich without it: keep a margin of two columns
+        given = details - 2
+    if given - 2 < details:  # two columns of margin: rich's cell padding is not always in its column widths
+        table = build(given - 2)
     return table
 
 
