@@ -30,7 +30,7 @@ import pandas as pd
 
 from fedrates.verify import tolerances as tol
 
-__all__ = ["plot_spec", "final_rows", "discriminating", "fill_missing", "resolve"]
+__all__ = ["plot_spec", "final_rows", "discriminating", "fill_missing", "params_keys", "resolve"]
 
 _QUANTILE = re.compile(r"P\(X\s*≤\s*bound\)\s*≥\s*([0-9.eE+-]+)")
 _SLOPE = re.compile(r"slope\s+([-−+]?[0-9.eE+-]+)")
@@ -205,6 +205,23 @@ def _params_column(df: pd.DataFrame, key: str) -> pd.Series | None:
     out = pd.Series(values, index=df.index)
     numeric = pd.to_numeric(out, errors="coerce")
     return numeric if numeric.notna().all() else out.astype(str)
+
+
+def params_keys(df: pd.DataFrame) -> set[str]:
+    """Names of the scalar parameters in the records' ``params`` JSON column (variables a figure can use as x)."""
+    import json
+
+    keys: set[str] = set()
+    if "params" not in df.columns:
+        return keys
+    for text in df["params"].dropna().unique()[:50]:
+        try:
+            obj = json.loads(text)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(obj, dict):
+            keys |= {k for k, v in obj.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+    return keys
 
 
 def _suffix_value(suffix: str) -> Any:
