@@ -309,24 +309,29 @@ def scrub_paths(text: str) -> str:
     return _LOCAL_PATH.sub(lambda m: "…/" + re.split(r"[/\\]", m.group(0).rstrip("/\\"))[-1], text)
 
 
+#: a condition stored per sweep point: ``"[mu=0.025] mu < delta_f"`` or ``"K=2, E=5: a >= 4*L/mu"``
+_BRACKET_POINT = re.compile(r"^\[([^\]]{1,60})\]\s*(.+)$", re.DOTALL)
+_COLON_POINT = re.compile(r"^((?:[^\s=:,]{1,12}\s*=\s*[^\s=:,]+)(?:,\s*[^\s=:,]{1,12}\s*=\s*[^\s=:,]+)*):\s+(.+)$",
+                          re.DOTALL)
+
+
 def _condition_table(conditions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The claim's conditions as one table: one row per condition, one column per sweep point.
 
-    Conditions stored per point read ``"<point>: <condition>"`` (e.g. ``"K=2: a >= 4*L/mu"``); the point label is
-    recognised by an ``=`` before the first ``": "``."""
+    Conditions stored per point read ``"<point>: <condition>"`` (e.g. ``"K=2, E=5: a >= 4*L/mu"``, the point a
+    list of ``name=value``) or ``"[<point>] <condition>"``; other conditions hold for every point."""
     points: list[str] = []
     rows: dict[str, dict[str, dict[str, str]]] = {}
     for item in conditions:
         if not isinstance(item, Mapping):
             continue
         text = str(item.get("condition", ""))
-        point, _, cond = text.partition(": ")
-        if not cond or "=" not in point or len(point) > 60:
-            point, cond = "", text
+        m = _BRACKET_POINT.match(text) or _COLON_POINT.match(text)
+        point, cond = (m.group(1).strip(), m.group(2).strip()) if m else ("", text)
         if point not in points:
             points.append(point)
         rows.setdefault(cond, {})[point] = _condition(item)
-    columns = points if points != [""] else ["holds"]
+    columns = [p or "every point" for p in points] if points != [""] else ["holds"]
     body = [{"condition": cond, "cells": [cells.get(p) for p in points]} for cond, cells in rows.items()]
     return {"columns": columns, "rows": body, "values": any(c and c["value"] not in ("", "—")
                                                              for r in body for c in r["cells"])}
