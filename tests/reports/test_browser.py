@@ -4,7 +4,8 @@
 A copy of the report gets a probe script (the report itself has none) that writes what the page laid out into the
 DOM, read back with ``--dump-dom``: the scorecard within the first screen, no horizontal scrolling at 1280 px, every
 figure drawn with a size, MathML laid out, the claim figures beside their text at 1920 px. The browser's own log
-(``--enable-logging=stderr``) must show no console error.
+(``--enable-logging=stderr``) must show no console message (the report has no script; errors such as a resource
+that fails to load would be logged there).
 """
 
 from __future__ import annotations
@@ -99,7 +100,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_report_at_1280_px(report: Path) -> None:
     layout, log = _probe(report, 1280)
-    assert not [line for line in log.splitlines() if "CONSOLE" in line and ("rror" in line or "Uncaught" in line)]
+    # Chromium logs every console message as "INFO:CONSOLE(…)" whatever its level; the report writes none
+    assert not [line for line in log.splitlines() if ":CONSOLE" in line], log
     assert layout["scroll"] <= 1280, layout  # no horizontal scrolling
     assert 0 <= layout["cardTop"] < layout["screen"], layout  # the scorecard starts within the first screen
     assert layout["figures"] == 3 and layout["sized"] == 3, layout  # every claim's figure, drawn with a size
