@@ -102,6 +102,11 @@ def test_pdf_pages_render_one_size_unclipped_with_every_glyph(tmp_path: Path) ->
     assert len(sizes) == 1
     (w, h), = sizes
     assert abs(w / h - 8.27 / 11.69) < 0.01
+    import numpy as np
+
+    # no blank page
+    ink = [float((np.asarray(Image.open(p).convert("L")) < 200).mean()) for p in sorted(tmp_path.glob("page*.png"))]
+    assert min(ink) > 0.002, ink
     # nothing outside the page: every word's box lies within it
     bbox = subprocess.run([pdftotext, "-bbox", str(path), "-"], check=True, capture_output=True, text=True,
                           timeout=120).stdout
