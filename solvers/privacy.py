@@ -164,10 +164,26 @@ def supported(rate: float, accountant: str, adjacency: str) -> bool:
     return not (accountant == "rdp" and adjacency == "replace-one" and rate < 1.0)
 
 
+class _QuietAbsl:
+    """Silence absl's warnings while an accountant runs (the RDP accountant logs every order whose series does
+    not converge and excludes it, which is the documented behaviour, not an error)."""
+
+    def __enter__(self) -> None:
+        import logging
+
+        self.logger = logging.getLogger("absl")
+        self.level = self.logger.level
+        self.logger.setLevel(logging.ERROR)
+
+    def __exit__(self, *exc: Any) -> None:
+        self.logger.setLevel(self.level)
+
+
 def _epsilon_raw(z: float, rate: float, rounds: int, delta: float, accountant: str, adjacency: str) -> float:
     acc = _fresh(accountant, adjacency)
     acc.compose(_event(z, rate, rounds, adjacency, accountant))
-    return float(acc.get_epsilon(delta))
+    with _QuietAbsl():
+        return float(acc.get_epsilon(delta))
 
 
 @cache
@@ -200,11 +216,12 @@ def _calibrate(eps: float, delta: float, rate: float, rounds: int, accountant: s
         tol = CALIBRATION_RTOL * z0 * rate
         for lo in (0.5 * z0 * rate, 0.05 * z0 * rate):
             try:
-                z = mc.calibrate_dp_mechanism(
-                    lambda: _fresh(accountant, adjacency, PLD_CALIBRATION_INTERVAL),
-                    lambda x: _event(x, rate, rounds, adjacency, accountant),
-                    eps, delta, bracket_interval=mc.ExplicitBracketInterval(lo, 4.0 * z0), tol=tol,
-                )
+                with _QuietAbsl():
+                    z = mc.calibrate_dp_mechanism(
+                        lambda: _fresh(accountant, adjacency, PLD_CALIBRATION_INTERVAL),
+                        lambda x: _event(x, rate, rounds, adjacency, accountant),
+                        eps, delta, bracket_interval=mc.ExplicitBracketInterval(lo, 4.0 * z0), tol=tol,
+                    )
                 return float(z) + tol  # on the private side of the root
             except ValueError:
                 continue
