@@ -235,7 +235,10 @@ def _verdict(claim: Claim, res: Any, conds: list, seeds: list, consts: dict, mar
             from fedrates.verify import margins
 
             kind, value, scale = margin
-            kwargs["margin"] = margins.resolution(value) if kind == "resolution" else None
+            if kind == "resolution":
+                kwargs["margin"] = margins.resolution(value)
+            elif kind == "slack":  # value = bound/measured
+                kwargs["margin"] = margins.slack(value, 1.0)
         except ImportError:
             pass
     try:
