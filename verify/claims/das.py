@@ -363,7 +363,55 @@ class _DasClaim(Claim):
     def verdict(self, result: Any, **kwargs: Any) -> dict:
         if kwargs.get("margin") is None and kwargs.get("bound_ratio") is None:
             kwargs["margin"] = _margin_of(result)
-        return super().verdict(result, **kwargs)
+        out = super().verdict(result, **kwargs)
+        stated = self.privacy_statement()
+        if stated:
+            out["message"] = f"{out['message']}; privacy of the noise run: {'; '.join(t for t, _ in stated)}"
+            out["constants"] = {**out["constants"], **{f"eps_pld_point{j}": e for j, (_, e) in enumerate(stated)}}
+        return out
+
+    def privacy_statement(self) -> list[tuple[str, float]]:
+        """(text, ε) per configuration with noise σ > 0 and a finite clip C: the ε at δ = 1e-5 that K rounds of
+        Algorithm 1/2 with full participation buy at client level (add/remove, sum sensitivity C, noise multiplier
+        z = nσ/C), by dp-accounting's PLD accountant (:mod:`fedrates.solvers.privacy`)."""
+        configs = getattr(self, "configs", ())
+        params = getattr(self, "problem_params", None)
+        if not configs or params is None:
+            return []
+        from fedrates.solvers import privacy as P
+
+        n = instance(params).n
+        out = []
+        for cfg in configs:
+            plan = self._plan(cfg) if hasattr(self, "_plan") else cfg
+            sigma, C = float(plan.get("sigma", 0.0) or 0.0), float(plan.get("C", math.inf))
+            K = int(plan.get("K") or cfg.get("rounds") or getattr(self, "rounds", 0) or 0)
+            if sigma <= 0 or not math.isfinite(C) or C >= 1e6 or K < 1:
+                continue
+            eps = P.epsilon(n * sigma / C, 1.0, K, 1e-5, accountant="pld")
+            out.append((f"sigma = {sigma:.4g}, C = {C:g}, K = {K}, n = r = {n}: ({eps:.4g}, 1e-5)-DP (PLD, "
+                        "add/remove, client level)", float(eps)))
+        return out
+
+
+def comparison_margin(pairs: list[tuple[np.ndarray, np.ndarray]]) -> dict | None:
+    """The margin of paired comparisons: the worst ratio of the 95% half-width of the mean paired difference to
+    its size, over the compared pairs (below 1: the ordering is resolved; :func:`fedrates.verify.margins.ci`)."""
+    from scipy.stats import t as student
+
+    from fedrates.verify import margins
+
+    worst = None
+    for a, b in pairs:
+        diff = np.asarray(a, float) - np.asarray(b, float)
+        S = diff.size
+        if S < 2:
+            continue
+        half = float(student.ppf(0.95, S - 1) * diff.std(ddof=1) / math.sqrt(S))
+        size = abs(float(diff.mean()))
+        if worst is None or half / max(size, 1e-300) > worst[0] / max(worst[1], 1e-300):
+            worst = (half, size)
+    return None if worst is None else margins.ci(*worst)
 
 
 def _margin_of(result: Any) -> dict | None:
@@ -1176,7 +1224,7 @@ class FigureOne(_DasClaim):
         start = int(round((1 - self.tail) * K))
         scale = self._scale(profile)
         order = {"fail": 0, "inconclusive": 1, "pass": 2}
-        worst, lines, means = None, [], {}
+        worst, lines, means, pairs = None, [], {}, []
         for j, (C, init) in enumerate(self.panels):
             tail, curves = {}, {}
             for a, alg in enumerate(("dp_fedavg_clip", "dp_normfedavg")):
@@ -1184,6 +1232,7 @@ class FigureOne(_DasClaim):
                 tail[alg] = t.loc[:, [c for c in t.columns if c >= start]].to_numpy().mean(axis=1)
                 curves[alg] = t.to_numpy().mean(axis=0)
             clip, norm = tail["dp_fedavg_clip"], tail["dp_normfedavg"]
+            pairs.append((norm, clip))
             below = float(np.mean(curves["dp_normfedavg"][1:] <= curves["dp_fedavg_clip"][1:]))
             means[f"C={C:g} {init}"] = {"clip": float(clip.mean()), "norm": float(norm.mean()), "rounds_norm_le": below}
             if C > min(PAPER_C):
@@ -1223,6 +1272,7 @@ class FigureOne(_DasClaim):
             constants={"clip_threshold_paper": thr["paper"], "clip_threshold_run": thr["run"], "C_scale": scale},
             statement=self.title,
             extra={"means": means, "clip_threshold_note": note},
+            margin=comparison_margin(pairs),
         )
 
 
@@ -1414,6 +1464,7 @@ class PoissonStep23(_DasClaim):
             seeds=seeds,
             constants={"exact": exact, "paper_bound": paper},
             statement=self.title,
+            margin=_margin_of(res),  # the resolution of the two-sided check of the predicted exact value
         )
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.das import FigureOne, _seeds_of, _table, instance
+from fedrates.verify.claims.das import FigureOne, _seeds_of, _table, comparison_margin, instance
 
 pd = lazy_import("pandas")
 
@@ -74,7 +74,7 @@ class CalibratedFigure(FigureOne):
         start = int(round((1 - self.tail) * K))
         order = {"fail": 0, "inconclusive": 1, "pass": 2}
         pts = self.points(profile)
-        worst, lines, means = None, [], {}
+        worst, lines, means, pairs = None, [], {}, []
         for j, (eta, eps, C, init) in enumerate(self.settings()):
             tail = {}
             for a, alg in enumerate(("dp_fedavg_clip", "dp_normfedavg")):
@@ -85,6 +85,8 @@ class CalibratedFigure(FigureOne):
             key = f"eta={eta:g} eps={eps:g} C={C:g} {init}"
             means[key] = {"clip": float(clip.mean()), "norm": float(norm.mean()), "sigma": sig}
             want = self.expect(eps, C)
+            if want is not None:
+                pairs.append((norm, clip))
             if want == "norm<clip":
                 res = checks.comparison(norm, clip, names=("norm", "clip"))
             elif want == "clip<norm":
@@ -116,7 +118,8 @@ class CalibratedFigure(FigureOne):
                             smallest_measured=min(positive),
                             constants={"clip_threshold_paper": thr["paper"], "clip_threshold_run": thr["run"],
                                        "C_scale": self._scale(profile)},
-                            statement=self.title, extra={"means": means, "clip_threshold_note": note})
+                            statement=self.title, extra={"means": means, "clip_threshold_note": note},
+                            margin=comparison_margin(pairs))
 
     def summary(self, means: dict) -> str:
         return ""
