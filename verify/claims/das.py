@@ -54,10 +54,10 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates.errata import Erratum
 from fedrates.verify import checks
 from fedrates.verify import tolerances as tol
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
-from fedrates.verify.errata import Erratum
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 

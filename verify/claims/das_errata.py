@@ -25,10 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates.errata import Erratum
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim
 from fedrates.verify.claims.das import FIG_PAPER, PAPER_C, _records, _seeds_of, _table, light_constants
-from fedrates.verify.errata import Erratum
 
 pd = lazy_import("pandas")
 
