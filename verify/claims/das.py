@@ -2318,7 +2318,7 @@ _VARIANT_SPECS = (
     (
         "clip/divide-by-sample-size",
         "the Poisson-sampled sum is divided by |S_k| instead of r",
-        ("das.erratum/poisson-step23",),
+        ("das.erratum/poisson-step23", "das.step23/corrected", "das.eq8/exact-poisson-noise"),
     ),
     (
         "clip/noise-not-divided",
@@ -2351,7 +2351,7 @@ _VARIANT_SPECS = (
     (
         "norm/normalisation-dropped",
         "DP-NormFedAvg sends the raw update u",
-        ("das.eq46/exact-drift-norm", "das.equivalence/clip-norm"),
+        ("das.eq46/exact-drift-norm", "das.equivalence/clip-norm", "das.remark1/*"),
     ),
     (
         "clip/update-mean",
