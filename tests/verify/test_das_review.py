@@ -43,6 +43,7 @@ def test_registry_has_the_review_claims_and_variants() -> None:
         assert claim.title and claim.regime and claim.why, claim.id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("base_seed", [0, 1])
 @pytest.mark.parametrize("claim_id", CHEAP)
 def test_correct_algorithms_pass(claim_id: str, base_seed: int) -> None:
@@ -51,6 +52,7 @@ def test_correct_algorithms_pass(claim_id: str, base_seed: int) -> None:
     assert v["margin"] is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", das_sampling.VARIANTS, ids=lambda v: v.id)
 def test_every_new_variant_fails_a_claim_it_names(variant) -> None:
     targets = variant.claim_ids(list(ALL))
