@@ -28,9 +28,11 @@ Buttaci & Calafiore (Assumptions 2, 4, 5, Definition 3 with the degree weights o
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import types
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,6 +150,32 @@ def _plain(obj: Any) -> Any:
     if hasattr(obj, "tolist"):
         return _plain(obj.tolist())
     return obj
+
+
+#: the constants objects computed while :func:`observing` is active (see :func:`observe`)
+_OBSERVED: contextvars.ContextVar[list | None] = contextvars.ContextVar("fedrates_observed_constants", default=None)
+
+
+@contextlib.contextmanager
+def observing() -> Iterator[list]:
+    """Collect every constants object computed inside the block (by :func:`fedrates.solvers.constants.compute`
+    and :func:`fedrates.solvers.fedproxvr_constants.compute`): the verification pipeline checks their certificates
+    (:func:`check_certified`) after a claim is judged, so that no verdict rests on a constant whose two routes
+    disagree."""
+    seen: list = []
+    token = _OBSERVED.set(seen)
+    try:
+        yield seen
+    finally:
+        _OBSERVED.reset(token)
+
+
+def observe(source: Any) -> Any:
+    """Record ``source`` (a constants object) for the innermost :func:`observing` block, if any; returns it."""
+    seen = _OBSERVED.get()
+    if seen is not None and not any(s is source for s in seen):
+        seen.append(source)
+    return source
 
 
 def check_certified(*constants: Any, rel: float = REL) -> list[str]:

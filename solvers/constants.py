@@ -254,6 +254,16 @@ def _validate(problem: Problem, batch: Any, radius: Any, reference_point: Any) -
 # ---- main entry -------------------------------------------------------------------------------------------
 def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_point: np.ndarray | None = None,
             radius: float | None = None, dense_limit: int = 512, cache: bool = True) -> Constants:
+    """Exact constants of ``problem``; see :func:`_compute_or_load`. The result is recorded for
+    :func:`fedrates.solvers.certify.observing` (the pipeline checks its certificates after judging a claim)."""
+    from fedrates.solvers import certify
+
+    return certify.observe(_compute_or_load(problem, batch, replace, reference_point, radius, dense_limit, cache))
+
+
+def _compute_or_load(problem: Problem, batch: int = 1, replace: bool = False,
+                     reference_point: np.ndarray | None = None, radius: float | None = None, dense_limit: int = 512,
+                     cache: bool = True) -> Constants:
     """Exact constants of ``problem`` (see module docstring and :data:`DEFINITIONS`), with their witnesses; the
     certificates are :attr:`Constants.certificates` (see :mod:`fedrates.solvers.certify`).
 

@@ -90,7 +90,15 @@ class DinhConstants:
 
 
 def compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
-    """The constants above for a finite-sum problem (InputError otherwise); w̄⁰ = 0 by default."""
+    """The constants above for a finite-sum problem (InputError otherwise); w̄⁰ = 0 by default. The result is
+    recorded for :func:`fedrates.solvers.certify.observing`."""
+    from fedrates.solvers import certify
+
+    return certify.observe(_compute(problem, w0))
+
+
+def _compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
+    """The constants (see :func:`compute`)."""
     fs = finite_sum(problem)
     if fs is None:
         raise InputError(f"problem {problem.name} has no per-sample structure; expected a finite-sum least-squares "
