@@ -56,6 +56,8 @@ _EPS = float(np.finfo(float).eps)
 EXACT_LS = {"clients": 3, "samples": 4, "dim": 2, "scale_spread": 0.5, "seed": 0}
 EXACT_NC = {"clients": 2, "samples": 4, "dim": 2, "shift": 1.0, "seed": 0}
 THEORY_LS = {"clients": 3, "samples": 6, "dim": 2, "scale_spread": 0.3, "seed": 0}
+#: unequal device sizes D_n = (8, 4, 2), p_n = D_n/D = (4, 2, 1)/7: the D_n/D server average and objective (2) matter
+UNEQUAL_LS = {"clients": 3, "samples": 8, "dim": 2, "scale_spread": 0.5, "seed": 0, "size_levels": 2}
 NOISY_LS = {"clients": 4, "samples": 16, "dim": 4, "scale_spread": 0.3, "noise": 0.5, "seed": 0}
 _ALG_NAME = {"sarah": "fedproxvr_sarah", "svrg": "fedproxvr_svrg", "sgd": "fedprox_sgd"}
 
@@ -1311,6 +1313,13 @@ def _exact_claims(est: str) -> tuple[Claim, ...]:
 
 CLAIMS: tuple[Claim, ...] = (
     *_exact_claims("sarah"), *_exact_claims("svrg"), *_exact_claims("sgd"),
+    *(MeanClaim(id=f"dinh.alg1/mean-{est}-unequal", theorem="dinh.alg1", algorithm=_ALG_NAME[est], problem="dinh_ls",
+                title=f"FedProxVR-{est.upper()}: E[w̄^(s)] equals the exact mean with unequal D_n (p = (4, 2, 1)/7)",
+                regime="Realisable least squares with unequal sizes D_n = (8, 4, 2) (N = 3, d = 2): the server average "
+                       "and the objective weight devices by D_n/D; β = 4, μ = 2, τ = 10, B = 2, s = 1, 2, 3.",
+                why=_EXACT_WHY, metric="proj_round", x="round", problem_params=dict(UNEQUAL_LS),
+                hyper=dict(_MEAN_HYPER), n_seeds={"quick": 3, "standard": 6, "full": 10})
+      for est in ("sarah", "svrg")),
     Lemma1Claim(id="dinh.lem1/sarah", theorem="dinh.lem1", algorithm="fedproxvr_sarah", problem="dinh_ls",
                 title="Lemma 1(a): FedProxVR-SARAH at τ = ⌈τ_lower⌉ is θ-accurate, E‖∇J_n‖² ≤ θ²‖∇F_n(w̄)‖²",
                 regime=_THEORY_REGIME.replace("Theorem 1", "(13)"), why=_EXACT_WHY + "; then exact vs θ² and (53)",
