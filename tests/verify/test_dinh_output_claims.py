@@ -29,3 +29,17 @@ def test_broken_output_rules_fail(bug):
     claim = _claim().with_algorithm(dinh_output._broken(bug))
     verdict = claim.judge(_records(claim), "quick")
     assert verdict["verdict"] == "fail", verdict["message"]
+
+
+def test_a_never_moving_solver_fails_theorem_1_by_its_bound():
+    """Negative control: w̄^(s) = w̄⁰ gives the average ‖∇F̄(w̄⁰)‖², 1.5× the bound Δ/(ΘT) of the sharp regime."""
+    import dataclasses
+
+    from fedrates.verify.claims import dinh
+
+    claim = next(c for c in dinh.CLAIMS if c.id == "dinh.thm1.corrected/sarah")
+    claim = dataclasses.replace(claim, replicas={"quick": 3}).with_algorithm(dinh_output._broken("sarah-never-moves"))
+    verdict = claim.judge(claim.simulate(claim.points("quick")[0], [0, 1]), "quick")
+    assert verdict["verdict"] == "fail"
+    assert "violates the bound" in verdict["message"]
+    assert verdict["bound_ratio"] == pytest.approx(1.5, rel=0.02)

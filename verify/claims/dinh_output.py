@@ -185,7 +185,7 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("dinh.output/sarah", "dinh.alg1/mean-sarah-unequal"), apply=_with("sarah-uniform-weights")),
     BrokenVariant("fedproxvr_svrg/uniform-server-weights", "algorithm",
                   "server average (1/N)Σ_n w_n instead of Σ_n (D_n/D) w_n (Alg. 1 line 12)",
-                  ("dinh.output/svrg",), apply=_with("svrg-uniform-weights")),
+                  ("dinh.output/svrg", "dinh.alg1/mean-svrg-unequal"), apply=_with("svrg-uniform-weights")),
     BrokenVariant("fedproxvr_sarah/output-index-1-to-tau", "algorithm",
                   "local output index t' drawn from {1..τ} instead of {0..τ} (the anchor w⁽⁰⁾ never returned)",
                   ("dinh.output/sarah",), apply=_with("sarah-index-1-to-tau")),
