@@ -19,6 +19,8 @@ import sympy as sp
 
 from fedrates.bounds.symbols import sym
 from fedrates.bounds.theorem import Note, Theorem
+from fedrates.verify import dinh_errata
+from fedrates.verify.errata import Erratum
 
 __all__ = ["THEOREMS"]
 
@@ -103,6 +105,7 @@ _N_SVRG_REMARK = Note(
     "(L = 1, lambda = 0, mu = 200, theta = 0.6: tau(beta_min) = 137.2 for SARAH, 20.2 for SVRG).",
     "Feasibility is checked from the conditions, never assumed.",
     "erratum",
+    erratum=dinh_errata.erratum("svrg-large-beta"),
 )
 _N_SVRG_ALPHA = Note(
     "(56) uses sqrt(a t) and sqrt(a t) + 1 while (58) chooses alpha = sqrt(a (t + 1)); (63) is stated for "
@@ -112,10 +115,25 @@ _N_SVRG_ALPHA = Note(
 )
 _N_INDEX = Note(
     "Telescoping (86) over s = 1..T gives Theta sum_{s=0}^{T-1} E||grad Fbar(wbar^{(s)})||^2 <= Delta: the rounds "
-    "s = 0..T-1, not s = 1..T as printed in (12) and (17) (the last display also drops the gradient).",
+    "s = 0..T-1, not s = 1..T as in the proof's last display (which also drops the gradient).  A typo: (17) as "
+    "printed (s = 1..T) still follows from (86) and E Fbar(wbar^{(1)}) <= Fbar(wbar^{(0)}).",
     "dinh.thm1 keeps the printed average over s = 1..T (lhs grad_norm_sq_avg_rounds_1_to_T); "
     "dinh.thm1.corrected bounds the proved average over s = 0..T-1 (lhs grad_norm_sq_avg).",
     "erratum",
+    erratum=Erratum(
+        kind="typo",
+        where="Theorem 1, (12) and (17), and the last display of the proof (Appendix C)",
+        quote="(1/T) sum_{s=1}^T E||grad Fbar(wbar^{(s)})||^2 <= Delta(wbar^{(0)})/(Theta T); the last display "
+              "telescopes to (1/T) sum_{s=1}^T E[||Fbar(wbar^{(s)})||^2] <= "
+              "E[Fbar(wbar^{(0)}) - Fbar(wbar^{(T)})]/(Theta T)",
+        true_statement="Telescoping (86) over s = 1..T bounds the rounds s = 0..T-1, and the last display drops the "
+                       "gradient: the proof's last display is misprinted.  (17) as printed still holds: summing (86) "
+                       "over s = 2..T+1 gives Theta sum_{s=1}^T E||grad Fbar(wbar^{(s)})||^2 <= E Fbar(wbar^{(1)}) - "
+                       "Fbar* <= Fbar(wbar^{(0)}) - Fbar*, since (86) also gives E Fbar(wbar^{(1)}) <= "
+                       "Fbar(wbar^{(0)}).  No consequence for the theorem.",
+        evidence="dinh.thm1/sarah (printed range s = 1..T) and dinh.thm1.corrected/sarah (proved range s = 0..T-1) "
+                 "both pass in a regime where the bound is within 3x of the data",
+    ),
 )
 _N_SHARED_STATIONARY = Note(
     "(5) at a stationary point of Fbar forces grad F_n = 0 there for every n (otherwise sigma_n is infinite): a "
@@ -368,9 +386,12 @@ _theta_22 = sp.sqrt(24 * (beta**2 * L**2 + mu**2) / (mu_t * L * (5 * beta**2 - 4
 _N_TAU_ORDER = Note(
     "Remark 1(5) says SVRG's stricter upper bound gives a larger beta_min and thus a larger tau.  beta_min^SVRG >= "
     "beta_min^SARAH holds (SARAH's feasible set contains SVRG's), but tau at beta_min is not ordered: at L = 1, "
-    "lambda = 0, mu = 200, theta = 0.6 SARAH has (beta_min, tau) = (15.22, 137.2) and SVRG (111.25, 20.16).",
-    "Claim dinh.rem1/tau-order reports erratum with these numbers.",
+    "lambda = 0, mu = 200, theta = 0.6 SARAH has (beta_min, tau) = (15.22, 137.2) and SVRG (111.25, 20.16).  A "
+    "consequence of Remark 1(3) (tau at beta_min is not the smallest tau); the smallest admissible tau is ordered "
+    "as the remark says (weakly), since SARAH's feasible set contains SVRG's.",
+    "Claim dinh.rem1/tau-order reports this over-claim with these numbers.",
     "erratum",
+    erratum=dinh_errata.erratum("tau-order"),
 )
 _rem1_3 = Theorem(
     id="dinh.rem1.3",
@@ -442,6 +463,7 @@ _N_EQ20_RELAXED = Note(
     "minimum is at most that of (23) (dinh.sec4.3) and strictly lower when gamma is large (cheap communication).",
     "`fedrates explore dinh.eq20 --minimize mu theta beta tau` solves it; compare with dinh.sec4.3 --minimize beta mu.",
     "erratum",
+    erratum=dinh_errata.erratum("smallest-tau"),
 )
 _eq20 = Theorem(
     id="dinh.eq20",

@@ -1358,11 +1358,7 @@ VARIANTS: tuple[BrokenVariant, ...] = (
 def _ERRATUM(key: str) -> Any:  # noqa: N802
     from fedrates.verify import dinh_errata
 
-    try:
-        return dinh_errata.erratum(key)
-    except ImportError:  # before the verdict model: the text
-        e = dinh_errata.ERRATA[key]
-        return f"[{e['kind']}] {e['true_statement']} Evidence: {e['evidence']}"
+    return dinh_errata.erratum(key)
 
 
 # ---- the catalogue -------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Any
 from fedrates.solvers.errors import InputError
 
 PROFILES = ("quick", "standard", "full")
-OK_VERDICTS = ("pass", "erratum")
+OK_VERDICTS = ("pass", "erratum", "informational")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
