@@ -1444,7 +1444,11 @@ CLAIMS: tuple[Claim, ...] = (
     Lemma1Claim(id="dinh.lem1/svrg", theorem="dinh.lem1.svrg", algorithm="fedproxvr_svrg", problem="dinh_ls",
                 title="Lemma 1(b): FedProxVR-SVRG at τ = ⌈τ_lower⌉ is θ-accurate (θ = 0.6, SVRG-feasible β)",
                 regime="Realisable least squares (N = 3, D_n = 6, d = 2); θ = 0.6 (θ²μ̃/L > 15.18 is needed for "
-                       "SVRG), μ = argmax Θ-grid, β = 1.02× the smallest β with τ_lower ≤ τ_max^SVRG(β).",
+                       "SVRG), μ = the grid point of largest Θ (Θ < 0 on the whole grid at θ = 0.6: Lemma 1 does "
+                       "not involve Θ), β = 1.02× the smallest β with τ_lower ≤ τ_max^SVRG(β).",
+                informational=("Lemma 1(b) is feasible only for θ²μ̃/L > 15.18 (Remark 1(1) erratum), where τ_lower "
+                               "is far above what SVRG needs: E‖∇J_n‖²/‖∇F_n‖² is ~45× below θ²; the exact law is "
+                               "still checked two-sided, and dinh.lem1/sarah is the sharp Lemma 1 claim"),
                 why=_EXACT_WHY + "; then exact vs θ²", metric="local_grad_norm_sq_ratio", x="device",
                 problem_params=dict(THEORY_LS), theta=0.6, estimator="svrg",
                 n_seeds={"quick": 3, "standard": 6, "full": 10}),
@@ -1502,10 +1506,16 @@ CLAIMS: tuple[Claim, ...] = (
                  title="Theorem 1 on non-convex devices (s = 0..T−1): average E‖∇F̄‖² ≤ Δ/(ΘT)",
                  regime=_NC_REGIME + " T = 12.", why=_EXACT_WHY, metric="grad_sq", x="round",
                  problem_params=dict(EXACT_NC), quantity="avg0", theta=0.1, T=12, law_check=False,
+                 informational=("σ̄² = 7.5 on the non-convex instance forces θ < 0.24 and τ ≈ 800, and Θ ≈ 0.3/μ: "
+                                "the sharp regime needs hundreds of rounds of 800 steps; the bound is ~58× above the "
+                                "data at T = 12 (sharp: dinh.thm1.eq86/sarah-nc, 3.3×, and dinh.thm1.corrected/sarah)"),
                  replicas={"quick": 20, "standard": 40, "full": 60}, n_seeds={"quick": 4, "standard": 4, "full": 8}),
     *(TheoremClaim(id=f"dinh.{thm.removeprefix('dinh.')}/svrg", theorem=thm, algorithm="fedproxvr_svrg",
                    problem="dinh_ls", title=title, regime=_SVRG_REGIME, why=_EXACT_WHY, metric=metric, x="round",
                    problem_params=dict(SVRG_LS), quantity=q, theta=0.6, T=T,
+                   informational=("SVRG's Lemma 1(b) needs θ²μ̃/L > 15.18 (θ = 0.6, μ > 42L) and Θ > 0 needs "
+                                  "θ < 1/√(2(1 + σ̄²)): then Θμ ≤ 1 − 0.6√(2(1 + σ̄²)) ≈ 0.07 here, so Θ‖∇F̄‖² is "
+                                  "≥ 14× below a gradient step's decrease; the exact law is still checked two-sided"),
                    n_seeds={"quick": 4, "standard": 8, "full": 16})
       for thm, q, T, metric, title in (
           ("dinh.thm1.eq86", "descent", 1, "gap",
