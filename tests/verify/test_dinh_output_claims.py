@@ -31,6 +31,7 @@ def test_broken_output_rules_fail(bug):
     assert verdict["verdict"] == "fail", verdict["message"]
 
 
+@pytest.mark.slow
 def test_a_never_moving_solver_fails_theorem_1_by_its_bound():
     """Negative control: w̄^(s) = w̄⁰ gives the average ‖∇F̄(w̄⁰)‖², 1.5× the bound Δ/(ΘT) of the sharp regime."""
     import dataclasses

@@ -1266,6 +1266,15 @@ def _patch_a_min_linear() -> Any:
     return mock.patch.object(fb, "a_min", lambda tau: 16.0 * (tau + 1))
 
 
+def _patch_tau_upper_no_8() -> Any:
+    """SARAH's upper bound (13) without its denominator 8: τ ≤ 5β² − 4β."""
+    from unittest import mock
+
+    from fedrates.bounds import fedproxvr as fb
+
+    return mock.patch.object(fb, "tau_upper_sarah", lambda beta: 5 * beta**2 - 4 * beta)
+
+
 def _patch_L_of_F() -> Any:
     """The smoothness of F_n (max_n λ_max(A_n)) used where (3) needs the per-sample constant max_i‖Q_i‖₂."""
     from contextlib import contextmanager
@@ -1346,6 +1355,8 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("dinh.thm1.eq86/adversarial*",), patch=_patch_theta_squared),
     BrokenVariant("constants/a-min-linear", "constants", "a_min(τ) of (65) replaced by its leading term 16(τ + 1)",
                   ("dinh.rem1/svrg-large-beta", "dinh.exp/lemma1-configs"), patch=_patch_a_min_linear),
+    BrokenVariant("constants/tau-upper-no-8", "constants", "SARAH's upper bound (13) without its denominator 8",
+                  ("dinh.exp/lemma1-configs",), patch=_patch_tau_upper_no_8),
     BrokenVariant("constants/L-of-F", "constants", "L of (3) taken as the smoothness of F_n instead of max_i‖∇²f_i‖",
                   ("dinh.eq35/*",), patch=_patch_L_of_F),
     BrokenVariant("constants/tau-lower-theta", "constants", "τ_lower of (13) with θ in place of θ²",
