@@ -216,6 +216,20 @@ class _DinhClaim(Claim):
     def _alg(self, **extra: Any) -> Any:
         return _make_alg(self, self.algorithm, **{**self.hyper, **extra})
 
+    def verdict(self, result: Any, **kw: Any) -> dict:
+        """Claim.verdict with the margin of an exact check: the relative resolution max half-width/|exact| (the
+        smallest relative deviation that would have been detected), unless a bound ratio or margin is given."""
+        if kw.get("margin") is None and kw.get("bound_ratio") is None:
+            det = getattr(result, "details", None) or {}
+            if "half_width" in det and "expected" in det:
+                half, exp = np.asarray(det["half_width"], float), np.abs(np.asarray(det["expected"], float))
+                ok = exp > 0
+                if np.any(ok):
+                    from fedrates.verify import margins
+
+                    kw["margin"] = margins.resolution(float(np.max(half[ok] / exp[ok])))
+        return super().verdict(result, **kw)
+
     def points(self, profile: str) -> list[dict]:
         return [{"problem": self.family, **self.problem_params, **self.hyper, "index": 0}]
 
@@ -1094,7 +1108,10 @@ class RemarkClaim(Claim):
                         if not holds else f"feasible at β = {nums['feasible_beta']:.5g}")
         res = CheckResult("pass" if holds else "fail", measured, "the paper's statement", "rtol 2e-3 (prediction)",
                           "the statement holds" if holds else "the statement fails")
-        out = self.verdict(res, conditions=[], seeds=_seeds(records), constants=nums, statement=statement)
+        from fedrates.verify import margins
+
+        out = self.verdict(res, conditions=[], seeds=_seeds(records), constants=nums, statement=statement,
+                           margin=margins.resolution(2e-3))
         if not holds and not matches:
             out["verdict"] = "fail"
             out["message"] = ("the statement fails but the numbers differ from the erratum's prediction "
