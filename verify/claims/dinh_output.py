@@ -21,6 +21,7 @@ The local paths are recomputed here from (10) and the instance's exact ∇F_n = 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -32,7 +33,17 @@ from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.dinh import _ALG_NAME, _DinhClaim, _per_seed, _replicas, _rows, _run_states, _seeds
+from fedrates.verify.claims.dinh import (
+    _ALG_NAME,
+    _EXACT_WHY,
+    MeanClaim,
+    _DinhClaim,
+    _per_seed,
+    _replicas,
+    _rows,
+    _run_states,
+    _seeds,
+)
 from fedrates.verify.variants import BrokenVariant
 
 pd = lazy_import("pandas")
@@ -123,13 +134,32 @@ class ReturnedPointClaim(_DinhClaim):
                             extra={"decode_residual": worst, "separation": sep})
 
 
+@dataclass(frozen=True)
+class FedAvgMeanClaim(MeanClaim):
+    """FedAvg (the paper's baseline, :mod:`fedrates.solvers.algorithms.fedproxvr_fedavg`): E⟨w̄^{(s)} − w*, m_s⟩ =
+    ‖m_s‖² with the exact mean m_s = Σ_n p_n (I − ηA_n)^τ m_{s−1} (last local iterate, D_n/D average), s = 1..3."""
+
+    def _exact(self) -> tuple[np.ndarray, None]:
+        problem, consts, _ = self._setup()
+        eta = 1.0 / (self.hyper["beta"] * consts.L)
+        eye = np.eye(problem.dim)
+        P = sum(p * np.linalg.matrix_power(eye - eta * A, self.hyper["tau"]) for p, A in zip(consts.p, consts.A,
+                                                                                             strict=True))
+        m = [self._w0(problem) - consts.w_star]
+        for _ in range(self.rounds):
+            m.append(P @ m[-1])
+        return np.array(m), None
+
+
 # ---- broken variants: the returned point ------------------------------------------------------------------------
 def _broken(name: str) -> type:
     from fedrates.solvers.algorithms.fedprox_sgd import FedProxSGD
+    from fedrates.solvers.algorithms.fedproxvr_fedavg import FedAvgSGD
     from fedrates.solvers.algorithms.fedproxvr_sarah import FedProxVRSARAH
     from fedrates.solvers.algorithms.fedproxvr_svrg import FedProxVRSVRG
 
-    base = {"sarah": FedProxVRSARAH, "svrg": FedProxVRSVRG, "sgd": FedProxSGD}[name.split("-", 1)[0]]
+    base = {"sarah": FedProxVRSARAH, "svrg": FedProxVRSVRG, "sgd": FedProxSGD,
+            "fedavg": FedAvgSGD}[name.split("-", 1)[0]]
     kind = name.split("-", 1)[1]
 
     if kind == "uniform-weights":
@@ -140,6 +170,17 @@ def _broken(name: str) -> type:
                 uniform = copy.copy(ctx)
                 uniform.weights = np.full(np.shape(ctx.weights), 1.0 / np.shape(ctx.weights)[-1])
                 return super().round(state, problem, uniform)
+    elif kind == "random-output":
+        class Broken(base):
+            """FedAvg returning a uniformly random local iterate w⁽ᵗ'⁾, t' ~ U{0..τ}, instead of the last one."""
+
+            def round(self, state, problem, ctx):
+                tau = self.tau
+                rng = np.random.default_rng(int(ctx.round))
+                t = int(rng.integers(0, tau + 1))
+                if t == 0:
+                    return dict(state)
+                return type(self).__mro__[1].round(dataclasses.replace(self, tau=t), state, problem, ctx)
     elif kind in ("index-1-to-tau", "index-0-to-tau-minus-1"):
         shift = 1 if kind == "index-1-to-tau" else 0
 
@@ -179,7 +220,22 @@ CLAIMS: tuple[Claim, ...] = tuple(
                        hyper=dict(_HYPER), n_seeds={"quick": 4, "standard": 4, "full": 8})
     for est, label in (("sarah", "FedProxVR-SARAH"), ("svrg", "FedProxVR-SVRG"), ("sgd", "FedProx-SGD")))
 
+CLAIMS = CLAIMS + (
+    FedAvgMeanClaim(id="dinh.baseline/fedavg-mean", theorem="dinh.sec5", algorithm="fedavg_sgd", problem="dinh_ls",
+                    title="FedAvg baseline (μ = 0, τ SGD steps, last iterate): E[w̄^(s)] equals its exact mean",
+                    regime="Realisable least squares with unequal sizes D_n = (8, 4, 2) (N = 3, d = 2, p = (4, 2, "
+                           "1)/7); η = 1/(4L), τ = 10, B = 2, s = 1, 2, 3.",
+                    why=_EXACT_WHY, metric="proj_round", x="round", problem_params=dict(UNEQUAL_LS),
+                    hyper={"beta": 4.0, "tau": 10, "batch": 2}, n_seeds={"quick": 3, "standard": 6, "full": 10}),
+)
+
 VARIANTS: tuple[BrokenVariant, ...] = (
+    BrokenVariant("fedavg_sgd/uniform-server-weights", "algorithm",
+                  "server average (1/N)Σ_n w_n instead of Σ_n (D_n/D) w_n",
+                  ("dinh.baseline/fedavg-mean",), apply=_with("fedavg-uniform-weights")),
+    BrokenVariant("fedavg_sgd/random-output", "algorithm",
+                  "FedAvg returns a random local iterate (FedProxVR's rule) instead of the last one",
+                  ("dinh.baseline/fedavg-mean",), apply=_with("fedavg-random-output")),
     BrokenVariant("fedproxvr_sarah/uniform-server-weights", "algorithm",
                   "server average (1/N)Σ_n w_n instead of Σ_n (D_n/D) w_n (Alg. 1 line 12)",
                   ("dinh.output/sarah", "dinh.alg1/mean-sarah-unequal"), apply=_with("sarah-uniform-weights")),
