@@ -1274,6 +1274,17 @@ def _patch_theta_squared() -> Any:
     return mock.patch.object(fb, "Theta", wrong)
 
 
+def _patch_theta_half_L() -> Any:
+    """Θ of Theorem 1 with L/2 in place of L (e.g. a smoothness constant taken as λ_max/2)."""
+    from unittest import mock
+
+    from fedrates.bounds import fedproxvr as fb
+
+    original = fb.Theta
+    return mock.patch.object(fb, "Theta", lambda L, lam, mu, theta, sigma_bar_sq: original(L / 2, lam, mu, theta,
+                                                                                          sigma_bar_sq))
+
+
 def _patch_a_min_linear() -> Any:
     """a_min(τ) = 16(τ + 1) (the leading term) instead of 4(√(τ+1) + √(τ+2))²."""
     from unittest import mock
@@ -1374,6 +1385,8 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("dinh.rem1/svrg-large-beta", "dinh.exp/lemma1-configs"), patch=_patch_a_min_linear),
     BrokenVariant("constants/tau-upper-no-8", "constants", "SARAH's upper bound (13) without its denominator 8",
                   ("dinh.exp/lemma1-configs",), patch=_patch_tau_upper_no_8),
+    BrokenVariant("constants/Theta-half-L", "constants", "Θ evaluated with L/2 in place of L in its L/μ̃ terms",
+                  ("dinh.thm1.eq86/adversarial-argmax*",), patch=_patch_theta_half_L),
     BrokenVariant("constants/L-of-F", "constants", "L of (3) taken as the smoothness of F_n instead of max_i‖∇²f_i‖",
                   ("dinh.eq35/*",), patch=_patch_L_of_F),
     BrokenVariant("constants/tau-lower-theta", "constants", "τ_lower of (13) with θ in place of θ²",
@@ -1520,6 +1533,18 @@ CLAIMS: tuple[Claim, ...] = (
                "μ = 100 × argmax Θ, L = L_F.",
         why="the theorem's non-convex case: μ̃ = μ − λ with the exact weak-convexity modulus", metric="decrease",
         x="point", family="dinh_nc", problem_params=dict(EXACT_NC), n_seeds={"quick": 1, "standard": 1, "full": 1}),
+    *(AdversarialDescentClaim(
+        id=f"dinh.thm1.eq86/adversarial-argmax{sfx}", theorem="dinh.thm1.eq86", algorithm="oracle", problem=fam,
+        title=f"(86) at μ = argmax Θ, where its L/μ̃ terms weigh most (adversarial θ-inexact oracle{label})",
+        regime=f"{reg}, 64 directions, θ = 0.05, μ = argmax Θ with L = L_F: the L/μ̃ and Lμ/μ̃² terms of Θ are "
+               "about half of 1 − θ√(2(1 + σ̄²)), so a wrong L, λ or σ̄² moves the bound.",
+        why="deterministic worst case of (11′) at the point where Θ depends most on L and λ", metric="decrease",
+        x="point", family=fam, problem_params=dict(params), mu_factor=1.0,
+        n_seeds={"quick": 1, "standard": 1, "full": 1})
+      for sfx, fam, params, label, reg in (
+          ("", "dinh_ls", THEORY_LS, "", "Realisable least squares (N = 3, D_n = 6, d = 2)"),
+          ("-nc", "dinh_nc", EXACT_NC, ", non-convex devices",
+           "Non-convex quadratics (N = 2, D_n = 4, d = 2, one device indefinite)"))),
     TheoremClaim(id="dinh.thm1.eq86/sarah", theorem="dinh.thm1.eq86", algorithm="fedproxvr_sarah", problem="dinh_ls",
                  title="(86): FedProxVR-SARAH's first round decreases E F̄ by ≥ Θ‖∇F̄(w̄⁰)‖²",
                  regime=_THEORY_REGIME, why=_EXACT_WHY, metric="gap", x="round", problem_params=dict(THEORY_LS),
