@@ -254,7 +254,7 @@ VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant("fedproxvr_sarah/never-moves", "algorithm",
                   "negative control: a local solver that never moves (every local iterate stays at w̄^{(s−1)})",
                   ("dinh.thm1.corrected/sarah", "dinh.thm1/sarah", "dinh.cor1/sarah", "dinh.thm1.eq86/sarah-nc",
-                   "dinh.thm1.corrected/sarah-nc", "dinh.fig2/tau-above-bound"), apply=_with("sarah-never-moves")),
+                   "dinh.thm1.corrected/sarah-nc"), apply=_with("sarah-never-moves")),
     BrokenVariant("fedproxvr_svrg/never-moves", "algorithm",
                   "negative control: a local solver that never moves (every local iterate stays at w̄^{(s−1)})",
                   ("dinh.thm1.eq86/svrg", "dinh.thm1.corrected/svrg"), apply=_with("svrg-never-moves")),

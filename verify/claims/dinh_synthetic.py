@@ -272,7 +272,16 @@ def _anchor_zero() -> Any:
     return broken("svrg-anchor-zero")
 
 
+def _never_moves() -> Any:
+    from fedrates.verify.claims.dinh_output import _broken
+
+    return _broken("sarah-never-moves")
+
+
 VARIANTS: tuple[BrokenVariant, ...] = (
+    BrokenVariant("fedproxvr_sarah/synthetic-never-moves", "algorithm",
+                  "negative control on the Synthetic federation: a local solver that never moves",
+                  ("dinh.fig2/tau-above-bound",), apply=lambda claim: claim.with_algorithm(_never_moves())),
     BrokenVariant("fedproxvr_svrg/synthetic-no-prox", "algorithm",
                   "the prox of h_s dropped on the Synthetic federation (μ has no effect)", ("dinh.fig4/mu-tradeoff",),
                   apply=lambda claim: claim.with_algorithm(_no_prox())),
