@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import sympy as sp
 
+from fedrates.bounds import dinh_errata
 from fedrates.bounds.symbols import sym
 from fedrates.bounds.theorem import Note, Theorem
-from fedrates.verify import dinh_errata
-from fedrates.verify.errata import Erratum
+from fedrates.errata import Erratum
 
 __all__ = ["THEOREMS"]
 

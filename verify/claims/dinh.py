@@ -1402,7 +1402,7 @@ VARIANTS: tuple[BrokenVariant, ...] = (
 
 
 def _ERRATUM(key: str) -> Any:  # noqa: N802
-    from fedrates.verify import dinh_errata
+    from fedrates.bounds import dinh_errata
 
     return dinh_errata.erratum(key)
 

@@ -1,6 +1,6 @@
 """The errata of Dinh et al., "Federated Learning with Proximal Stochastic Variance Reduced Gradient Algorithms" (ICPP
 2020), each with its kind, the place and wording of the paper, what is true instead, the evidence and the prediction
-its claim tests (the :class:`~fedrates.verify.errata.Erratum` contract).  Shared by the catalogue notes
+its claim tests (the :class:`~fedrates.errata.Erratum` contract).  Shared by the catalogue notes
 (:mod:`fedrates.bounds.catalog.dinh`) and the claims (:mod:`fedrates.verify.claims.dinh`); no heavy imports.
 
 Kinds, and why:
@@ -87,7 +87,7 @@ ERRATA: dict[str, dict[str, str]] = {
 
 
 def erratum(key: str) -> Any:
-    """The :class:`~fedrates.verify.errata.Erratum` of ``key``."""
-    from fedrates.verify.errata import Erratum
+    """The :class:`~fedrates.errata.Erratum` of ``key``."""
+    from fedrates.errata import Erratum
 
     return Erratum(**ERRATA[key])
