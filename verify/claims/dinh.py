@@ -17,10 +17,17 @@ written from the paper's update rules) are the predictions of the exactness clai
 * ``dinh.tradeoff/tau``, ``dinh.tradeoff/mu``: Remark 1(2) (accuracy improves with τ, below (53)) and Remark 2(2)
   (rounds to ε grow like μ);
 * ``dinh.thm1.eq86/*``     per-round descent: adversarial θ-inexact oracle (deterministic) and the real algorithm;
-* ``dinh.thm1.corrected/sarah``, ``dinh.thm1/sarah``, ``dinh.cor1/sarah``, ``dinh.pl/sarah``: Theorem 1 over the
-  proved (0..T−1) and printed (1..T) index ranges, Corollary 1, and the derived PL rate (1 − 2mΘ)^TΔ;
-* ``dinh.rem1/*``          Remark 1(1) (SVRG), 1(3) (β_min does not give the smallest τ) and 1(5) errata with their
-  numeric predictions;
+* ``dinh.thm1.corrected/sarah``, ``dinh.thm1/sarah``, ``dinh.cor1/sarah``: Theorem 1 over the proved (0..T−1) and
+  printed (1..T) index ranges and Corollary 1 in a sharp regime (:func:`sharp_config`: μ = 20L, β minimising
+  τ_lower, unequal D_n, T such that a never-moving local solver exceeds Δ/(ΘT) by 1.5×), checked at T/4, T/2, T;
+  ``dinh.pl/sarah`` the derived PL rate (1 − 2mΘ)^TΔ;
+* ``dinh.thm1*/sarah-nc``, ``dinh.thm1*/svrg``: (86) and Theorem 1 on the non-convex instance and with SVRG
+  (Theorem 1 there is ``informational``: its conditions force τ ≈ 800 or Θμ ≤ 0.07);
+* ``dinh.thm1.eq86/adversarial-argmax*``: (86) at μ = argmax Θ, where Θ's L/μ̃ terms weigh most;
+* ``dinh.alg1/mean-*-unequal``, ``dinh.alg1/mean-sarah-nc``: the exact mean with unequal D_n and on non-convex devices;
+* ``dinh.rem1/*``          Remark 1(1) (SVRG) and 1(3) (β_min does not give the smallest τ), ``statement-false``, and
+  1(5) (``over-claim``, a consequence of 1(3)), with their numeric predictions (:mod:`fedrates.bounds.dinh_errata`);
+* ``dinh.exp/lemma1-configs``  Tables 1-2's configurations outside Lemma 1 (``experiment-outside-theory``);
 * ``dinh.compare/vr-vs-sgd`` FedProxVR-SARAH beats FedProx-SGD at equal sample-gradient work (noisy labels).
 
 Readings of the paper followed: the random local
