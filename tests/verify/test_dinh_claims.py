@@ -138,3 +138,21 @@ def test_an_erratum_that_does_not_reproduce_fails():
     with variant.patch():
         v = verdict(CLAIMS["dinh.exp/lemma1-configs"])
     assert v["verdict"] == "fail"
+
+
+def test_sharp_theorem_regime_satisfies_every_condition_and_makes_a_still_start_fail():
+    """dinh.thm1.corrected/sarah: τ_lower ≤ τ ≤ τ_upper, Θ > 0, and T is large enough that the start point alone
+    (a never-moving solver: average ‖∇F̄(w̄⁰)‖²) exceeds Δ/(ΘT), so the claim cannot pass without progress."""
+    from fedrates.bounds import fedproxvr as fb
+
+    claim = CLAIMS["dinh.thm1.corrected/sarah"]
+    problem, consts, _ = claim._setup()
+    h = dinh._theory_hyper(claim)
+    assert fb.tau_lower(h["beta"], consts.L, h["mu"], consts.lam, claim.theta) <= h["tau"]
+    assert h["tau"] <= fb.tau_upper_sarah(h["beta"])
+    Theta = fb.Theta(consts.L, consts.lam, h["mu"], claim.theta, consts.sigma_bar_sq)
+    assert Theta > 0
+    z0 = claim._w0(problem) - consts.w_star
+    delta, g0 = 0.5 * z0 @ consts.Abar @ z0, z0 @ consts.Abar @ consts.Abar @ z0
+    assert g0 >= 1.5 * delta / (Theta * claim.rounds())  # not met by the start point alone
+    assert len(set(problem.weights)) > 1  # unequal D_n
