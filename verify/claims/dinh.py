@@ -617,6 +617,7 @@ class MuTradeoffClaim(_DinhClaim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         from fedrates.solvers import algorithms
+        from fedrates.verify import margins
 
         problem, consts, ref = self._setup()
         z0 = self._w0(problem) - consts.w_star
@@ -648,7 +649,8 @@ class MuTradeoffClaim(_DinhClaim):
         return self.verdict(result, conditions=[], seeds=_seeds(records), constants={"L_F": consts.L_F, "m": consts.m,
                                                                                      **self.hyper},
                             statement="Remark 2(2): a larger mu needs more rounds (Theta ~ const/mu)",
-                            reference_gap=ref.gap, smallest_measured=float(min(short)), extra={"T_eps": T_eps})
+                            reference_gap=ref.gap, smallest_measured=float(min(short)), extra={"T_eps": T_eps},
+                            margin=margins.resolution(0.2))  # exact T_ε: detects a slope off 1 by 0.2
 
 
 @dataclass(frozen=True)
