@@ -32,7 +32,7 @@ __all__ = [
 #: algorithm modules imported (and so registered) with the package; a module not written yet is skipped
 MODULES = ("fedavg", "fedprox", "fedda", "fast_fedda", "c_fedda", "pfl", "fedproxvr_svrg", "fedproxvr_sarah",
            "fedprox_sgd", "sc_acc_extragradient", "aeg", "vrcs", "acc_vrcs", "c_acc_extragradient", "dp_fedavg_clip",
-           "dp_normfedavg")
+           "dp_normfedavg", "fedproxvr_fedavg")
 
 for _name in MODULES:
     _module = f"{__name__}.{_name}"

@@ -6,7 +6,11 @@ Per-sample loss of sample i of device n (model w ∈ ℝ^d, shared centre c):
 
     f_i(w) = ½(x_iᵀw − y_i)² + ½(w − c)ᵀE_n(w − c),     F_n = (1/D_n) Σ_i f_i,   F̄ = Σ_n (D_n/D) F_n  (2).
 
-Families (equal D_n = ``samples`` on every device, so p_n = D_n/D = 1/N):
+Families (by default equal D_n = ``samples`` on every device, so p_n = D_n/D = 1/N; ``size_levels`` = k > 0 gives
+unequal sizes D_n = ``samples``/2^(n mod (k+1)), p_n = D_n/D, so that the server average of line 12 and the objective
+(2) weight the devices differently.  A device of D_n distinct samples is stored as ``samples`` rows, each distinct
+sample repeated ``samples``/D_n times: F_n, its sample Hessians and the uniform law of a drawn sample are exactly those
+of the D_n distinct samples):
 
 * ``dinh_ls``  — realisable least squares (E_n = 0): y_i = x_iᵀw* with the *same* w* on every device and
   heterogeneous covariances x_i = S_n z_i, S_n = diag(exp(s·g_n)), g_n, z_i ~ N(0, I).  Every sample gradient
@@ -38,7 +42,8 @@ from fedrates.solvers.problems._params import Family, Param
 from fedrates.solvers.problems.base import Problem
 from fedrates.solvers.problems.datafits import DenseQuadratic, SampleLeastSquares
 
-__all__ = ["ShiftedSampleLeastSquares", "FiniteSum", "finite_sum", "sample_gradients", "LS_FAMILY", "NC_FAMILY"]
+__all__ = ["ShiftedSampleLeastSquares", "FiniteSum", "finite_sum", "sample_gradients", "device_sizes", "LS_FAMILY",
+           "NC_FAMILY"]
 
 
 @dataclass(eq=False)
@@ -146,6 +151,8 @@ _COMMON = {
     "samples": Param(8, "int", "samples per device D_n >= 1", low=1),
     "dim": Param(3, "int", "dimension d >= 1", low=1),
     "seed": Param(0, "int", "seed of the data generator >= 0", low=0),
+    "size_levels": Param(0, "int", "unequal sizes: device n holds D_n = samples/2^(n mod (k+1)) distinct samples, "
+                         "p_n = D_n/D (k = size_levels >= 0; samples divisible by 2^k)", low=0),
 }
 
 LS_PARAMETERS = {
@@ -161,11 +168,32 @@ NC_PARAMETERS = {
 }
 
 
+def _check_sizes(p: dict) -> None:
+    k = p.get("size_levels", 0)
+    if p["samples"] % (2**k):
+        raise InputError(f"parameter samples={p['samples']} must be divisible by 2^size_levels = {2**k}")
+
+
+def device_sizes(params: dict) -> np.ndarray:
+    """D_n = samples/2^(n mod (k+1)), k = ``size_levels`` (all equal to ``samples`` when k = 0)."""
+    K, n, k = params["clients"], params["samples"], params.get("size_levels", 0)
+    return n // 2 ** (np.arange(K) % (k + 1))
+
+
+def _weights(params: dict) -> np.ndarray:
+    sizes = device_sizes(params).astype(float)
+    return sizes / sizes.sum()
+
+
 def _draw(params: dict, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     K, n, d = params["clients"], params["samples"], params["dim"]
     scales = np.exp(params.get("scale_spread", 0.5) * rng.standard_normal((K, d)))
     X = rng.standard_normal((K, n, d)) * scales[:, None, :]
     w_star = rng.standard_normal(d)
+    if params.get("size_levels", 0):
+        # device n keeps its first D_n samples, each repeated n/D_n times (same F_n, same uniform sample law)
+        for k, size in enumerate(device_sizes(params)):
+            X[k] = np.repeat(X[k, :size], n // size, axis=0)
     return X, w_star
 
 
@@ -173,9 +201,12 @@ def build_ls(params: dict, preset: str | None = None) -> Problem:
     K, n, d = params["clients"], params["samples"], params["dim"]
     data_rng, noise_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(params["seed"]).spawn(2))
     X, w_star = _draw(params, data_rng)
-    y = X @ w_star + params["noise"] * noise_rng.standard_normal((K, n))
+    noise = noise_rng.standard_normal((K, n))
+    for k, size in enumerate(device_sizes(params)):
+        noise[k] = np.repeat(noise[k, :size], n // size)  # a repeated sample keeps its label (no-op when D_n = n)
+    y = X @ w_star + params["noise"] * noise
     fit = ShiftedSampleLeastSquares(X=X, y=y, centre=w_star)  # E = 0: the centre only records w*
-    return Problem(family="dinh_ls", preset=preset, params=params, shape=(d,), weights=np.full(K, 1.0 / K),
+    return Problem(family="dinh_ls", preset=preset, params=params, shape=(d,), weights=_weights(params),
                    datafit=fit, penalty=Zero(lam=0.0), truth=w_star, sampling="empirical",
                    description="realisable least squares with heterogeneous covariances (Dinh et al. 2020, (5))")
 
@@ -185,8 +216,9 @@ def _check_nc(p: dict) -> None:
         raise InputError(f"parameter clients={p['clients']} must be even (devices come in +/- pairs)")
     if p["dim"] < 2:
         raise InputError(f"parameter dim={p['dim']} must be >= 2 (the shifts use two orthonormal directions)")
-    if p["samples"] < p["dim"]:
-        raise InputError(f"parameter samples={p['samples']} must be >= dim={p['dim']}")
+    if min(device_sizes(p)) < p["dim"]:
+        raise InputError(f"parameter samples={p['samples']} must be >= dim={p['dim']} on every device (D_n = "
+                         f"{min(device_sizes(p))} with size_levels={p.get('size_levels', 0)})")
 
 
 def build_nc(params: dict, preset: str | None = None) -> Problem:
@@ -199,10 +231,10 @@ def build_nc(params: dict, preset: str | None = None) -> Problem:
     signs = np.where(np.arange(K) < K // 2, -1.0, 1.0)
     E = signs[:, None, None] * base[None]
     samples = ShiftedSampleLeastSquares(X=X, y=X @ w_star, E=E, centre=w_star)
-    if np.linalg.eigvalsh(samples.mean_quadratic(np.full(K, 1.0 / K))[0]).min() <= 0:
+    if np.linalg.eigvalsh(samples.mean_quadratic(_weights(params))[0]).min() <= 0:
         raise InputError("the drawn average Hessian is not positive definite; increase samples or change seed")
     fit = DenseQuadratic(Q=samples.hessians, b=samples.linear_terms, c=samples.offsets)
-    return Problem(family="dinh_nc", preset=preset, params=params, shape=(d,), weights=np.full(K, 1.0 / K),
+    return Problem(family="dinh_nc", preset=preset, params=params, shape=(d,), weights=_weights(params),
                    datafit=fit, penalty=Zero(lam=0.0), truth=w_star, sampling="gaussian", noise_std=0.0,
                    description="non-convex quadratics with indefinite device Hessians and PD average (Dinh et al.)",
                    extras={"finite_sum": FiniteSum(X, X @ w_star, E, w_star, shifted=True)})
@@ -213,9 +245,9 @@ LS_FAMILY = Family(
     parameters=LS_PARAMETERS,
     presets={"dinh-tiny": {"clients": 3, "samples": 4, "dim": 2},
              "dinh-noisy": {"clients": 4, "samples": 16, "dim": 4, "noise": 0.5}},
-    builder=build_ls,
+    builder=build_ls, checks=(_check_sizes,),
 )
 NC_FAMILY = Family(
     name="dinh_nc", description="non-convex finite-sum quadratics, indefinite A_n, PD average (Dinh et al. 2020)",
-    parameters=NC_PARAMETERS, presets={}, builder=build_nc, checks=(_check_nc,),
+    parameters=NC_PARAMETERS, presets={}, builder=build_nc, checks=(_check_nc, _check_sizes),
 )

@@ -73,7 +73,9 @@ def test_every_broken_variant_fails_the_claims_it_names(variant, claim_id):
 
 
 def test_every_claim_is_named_by_some_variant():
-    named = {cid for v in dinh.VARIANTS for cid in v.claim_ids(list(CLAIMS))}
+    from fedrates.verify.claims import dinh_output
+
+    named = {cid for v in dinh.VARIANTS + dinh_output.VARIANTS for cid in v.claim_ids(list(CLAIMS))}
     assert set(CLAIMS) - named == set()
 
 
@@ -98,3 +100,59 @@ def test_theorem_claims_with_theta_too_large_are_conditions_not_met():
     assert v["verdict"] == "conditions-not-met"
     assert any(c["holds"] is False and "Theta" not in c["condition"] or c["holds"] is False
                for c in v["conditions"])
+
+
+@pytest.mark.parametrize("claim_id, kind", [
+    ("dinh.rem1/svrg-large-beta", "statement-false"),
+    ("dinh.rem1/smallest-tau", "statement-false"),
+    ("dinh.rem1/tau-order", "over-claim"),
+    ("dinh.exp/lemma1-configs", "experiment-outside-theory"),
+])
+def test_errata_carry_their_kind_location_quote_and_prediction(claim_id, kind):
+    e = CLAIMS[claim_id].erratum
+    assert e.kind == kind
+    assert e.where and e.quote and e.true_statement and e.evidence and e.prediction
+
+
+def test_theorem_1_index_range_is_a_typo_in_the_catalogue():
+    from fedrates.bounds import catalog
+
+    for thm_id in ("dinh.thm1", "dinh.cor1"):
+        kinds = {n.erratum.kind for n in catalog.get(thm_id).notes if n.erratum is not None}
+        assert "typo" in kinds and "statement-false" not in kinds
+
+
+def test_paper_configurations_outside_lemma_1_are_reported_with_their_numbers():
+    v = verdict(CLAIMS["dinh.exp/lemma1-configs"])
+    assert v["verdict"] == "erratum" and v["erratum_kind"] == "experiment-outside-theory"
+    assert v["constants"]["tau_upper_sarah_5"] == pytest.approx(13.125, rel=1e-12)  # (5·25 − 20)/8
+    assert v["constants"]["tau_upper_sarah_9"] == pytest.approx(46.125, rel=1e-12)  # Table 2's SARAH row is inside
+    assert v["constants"]["tau_max_svrg_10"] < 1.0
+    assert v["constants"]["beta_for_svrg_tau_20"] == pytest.approx(110.43, rel=1e-4)
+
+
+def test_an_erratum_that_does_not_reproduce_fails():
+    """With (13)'s denominator dropped every printed configuration satisfies the upper bound: the erratum's
+    prediction no longer holds, and the verdict is fail, never pass."""
+    variant = next(v for v in dinh.VARIANTS if v.id == "constants/tau-upper-no-8")
+    with variant.patch():
+        v = verdict(CLAIMS["dinh.exp/lemma1-configs"])
+    assert v["verdict"] == "fail"
+
+
+def test_sharp_theorem_regime_satisfies_every_condition_and_makes_a_still_start_fail():
+    """dinh.thm1.corrected/sarah: τ_lower ≤ τ ≤ τ_upper, Θ > 0, and T is large enough that the start point alone
+    (a never-moving solver: average ‖∇F̄(w̄⁰)‖²) exceeds Δ/(ΘT), so the claim cannot pass without progress."""
+    from fedrates.bounds import fedproxvr as fb
+
+    claim = CLAIMS["dinh.thm1.corrected/sarah"]
+    problem, consts, _ = claim._setup()
+    h = dinh._theory_hyper(claim)
+    assert fb.tau_lower(h["beta"], consts.L, h["mu"], consts.lam, claim.theta) <= h["tau"]
+    assert h["tau"] <= fb.tau_upper_sarah(h["beta"])
+    Theta = fb.Theta(consts.L, consts.lam, h["mu"], claim.theta, consts.sigma_bar_sq)
+    assert Theta > 0
+    z0 = claim._w0(problem) - consts.w_star
+    delta, g0 = 0.5 * z0 @ consts.Abar @ z0, z0 @ consts.Abar @ consts.Abar @ z0
+    assert g0 >= 1.5 * delta / (Theta * claim.rounds())  # not met by the start point alone
+    assert len(set(problem.weights)) > 1  # unequal D_n

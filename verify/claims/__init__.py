@@ -16,7 +16,7 @@ __all__ = ["Claim", "all_claims", "get", "ids", "select"]
 
 MODULES = ("bao", "bao_experiments", "bao_exact", "buttaci", "dinh", "bylinkin", "das", "das_privacy", "das_sampling",
            "das_errata", "das_figures", "das_bounds",
-           "dinh_synthetic")
+           "dinh_synthetic", "dinh_output")
 
 
 @cache

@@ -8,6 +8,8 @@ qualitative §5 statements, made falsifiable against the certified optimum F̄* 
 
 * ``dinh.sec5/synthetic-equal-work``  FedProxVR-SVRG ends below FedProx-SGD at equal sample-gradient work
   (paired over seeds): "FedProxVR can boost convergence speed compared to SGD-based approaches".
+* ``dinh.fig2/tau-above-bound``  Fig. 2: with τ above Lemma 1(a)'s upper bound for its β the learning curve
+  fluctuates more (mean |ΔF̄| over the last rounds, paired over seeds; FedProxVR-SARAH, β = 4, τ = 6 vs 48).
 * ``dinh.fig4/mu-tradeoff``  Fig. 4: without the proximal term (μ → 0⁺) FedProxVR does not converge, μ > 0 lets it
   converge, and a larger μ converges more slowly.  Measured: (a) at round 5 the gap increases strictly with μ over
   {0⁺, 0.5, 2} (paired, each step significant); (b) at the last round μ = 2 ends strictly below μ = 0⁺ (paired).
@@ -180,6 +182,69 @@ class MuTradeoffSyntheticClaim(_SyntheticClaim):
                             reference_gap=ref.gap, smallest_measured=float(min(finite)) if finite else None)
 
 
+@dataclass(frozen=True)
+class TauAboveBoundClaim(_SyntheticClaim):
+    """Fig. 2 (§5): "if the value of τ is set to be higher than its upper bound specified by β ... thus violating
+    Lemma 1, the learning curves of FedProxVR fluctuate much more noticeably".  Fixed β, τ below and above Lemma 1(a)'s
+    upper bound (5β² − 4β)/8; the fluctuation of a learning curve is the mean |F̄(w̄^{(s+1)}) − F̄(w̄^{(s)})| over the
+    last ``window`` rounds; paired over seeds, the curve with τ above the bound must fluctuate more."""
+
+    mu: float = 0.1
+    taus: tuple[int, int] = (6, 48)
+    window: int = 10
+
+    def points(self, profile: str) -> list[dict]:
+        return [{**super().points(profile)[0], "mu": self.mu, "taus": list(self.taus), "window": self.window}]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, ref = instance()
+        fs = problem.extras["finite_sum"]
+        vals = {}
+        for name, tau in zip(("below", "above"), self.taus, strict=True):
+            X = self._run(self.algorithm, seeds, **{**self.hyper, "tau": tau, "mu": self.mu})
+            G = _gaps(X, fs, ref.value, list(range(self.rounds - self.window, self.rounds + 1)))
+            vals[f"fluctuation_{name}"] = np.mean(np.abs(np.diff(G, axis=0)), axis=0)
+        return self._records(point, seeds, vals)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        from fedrates.bounds import fedproxvr as fb
+
+        _, ref = instance()
+        sub = records.sort_values("seed", kind="stable")
+        below = sub[sub["metric"] == "fluctuation_below"]["value"].to_numpy(dtype=float)
+        above = sub[sub["metric"] == "fluctuation_above"]["value"].to_numpy(dtype=float)
+        upper = fb.tau_upper_sarah(self.hyper["beta"])
+        seeds = sorted(int(s) for s in records["seed"].unique())
+        constants = {**self._constants(), "mu": self.mu, "tau_upper": upper, "tau_below": self.taus[0],
+                     "tau_above": self.taus[1]}
+        if not self.taus[0] <= upper < self.taus[1]:
+            return self.conditions_not_met([{"condition": "tau_below <= tau_upper < tau_above", "holds": False,
+                                             "missing": [], "lhs": float(self.taus[0]), "rhs": float(upper)}],
+                                           seeds, constants, self.title)
+        # compared on the log scale (the fluctuation is positive and its spread across seeds scales with it; the
+        # ordering is the same): paired, one-sided
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lb, la = np.log(below), np.log(above)
+        lb, la = np.where(np.isnan(lb), -np.inf, lb), np.where(np.isnan(la), -np.inf, la)
+        finite = np.isfinite(lb) & np.isfinite(la)
+        names = (f"log fluctuation, tau={self.taus[0]} (within Lemma 1)", f"tau={self.taus[1]} (above its upper bound)")
+        if not np.all(finite) and not float(np.mean(above)) > float(np.mean(below)):
+            # a flat curve (e.g. a solver that never moves) does not fluctuate more
+            result = CheckResult("fail", "", names[0] + " < " + names[1], "paired", "the curve with τ above the "
+                                 "bound does not fluctuate more (a flat curve: no fluctuation at all)")
+        else:
+            if not np.all(finite):
+                lb, la = below, above
+            result = checks.comparison(lb, la, names=names)
+        result.measured = (f"mean fluctuation {float(np.mean(below)):.4g} at τ = {self.taus[0]}, "
+                           f"{float(np.mean(above)):.4g} at τ = {self.taus[1]}; {result.measured}")
+        # the fluctuations are differences of F̄ values, compared with the certified gap of F̄* (not checked when a
+        # curve is flat: zero fluctuation is exact)
+        smallest = float(np.min(np.concatenate([below, above])))
+        return self.verdict(result, conditions=[], seeds=seeds, constants=constants, statement=self.title,
+                            reference_gap=ref.gap, smallest_measured=smallest if smallest > 0 else None)
+
+
 _REGIME = ("Synthetic(0, 0) of §5 at scale 0.05 (20 devices, D_n in [2, 39], d = 20, C = 10, ℓ2 ρ = 0.05; "
            "certified F̄* by Newton), η = 0.3, τ = 20, B = 1 (Fig. 4), 20 rounds from w = 0.")
 
@@ -196,6 +261,14 @@ CLAIMS: tuple[Claim, ...] = (
         regime=_REGIME + " μ ∈ {0⁺ (1e-8), 0.5, 2}.",
         why="the paper's Fig. 4 statement as three paired comparisons", metric="objective_gap", x="mu",
         n_seeds={"quick": 5, "standard": 8, "full": 16}),
+    TauAboveBoundClaim(
+        id="dinh.fig2/tau-above-bound", theorem="dinh.sec5", algorithm="fedproxvr_sarah", problem="dinh_synthetic",
+        title="Fig. 2: with τ above Lemma 1's upper bound for its β, FedProxVR's learning curve fluctuates more",
+        regime=("Synthetic(0, 0) of §5 at scale 0.05 (20 devices, D_n in [2, 39], d = 20, C = 10, ℓ2 ρ = 0.05), "
+                "FedProxVR-SARAH, β = 4 (η = 0.3 as Fig. 4), μ = 0.1 (Table 1), B = 1, 30 rounds from w = 0; τ = 6 "
+                "≤ (5β² − 4β)/8 = 8 < τ = 48; fluctuation = mean |ΔF̄| over rounds 20-30."),
+        why="the paper's Fig. 2 statement as a paired comparison of the two curves' fluctuation",
+        metric="fluctuation", x="tau", rounds=30, n_seeds={"quick": 6, "standard": 8, "full": 16}),
 )
 
 
@@ -217,7 +290,16 @@ def _anchor_zero() -> Any:
     return broken("svrg-anchor-zero")
 
 
+def _never_moves() -> Any:
+    from fedrates.verify.claims.dinh_output import _broken
+
+    return _broken("sarah-never-moves")
+
+
 VARIANTS: tuple[BrokenVariant, ...] = (
+    BrokenVariant("fedproxvr_sarah/synthetic-never-moves", "algorithm",
+                  "negative control on the Synthetic federation: a local solver that never moves",
+                  ("dinh.fig2/tau-above-bound",), apply=lambda claim: claim.with_algorithm(_never_moves())),
     BrokenVariant("fedproxvr_svrg/synthetic-no-prox", "algorithm",
                   "the prox of h_s dropped on the Synthetic federation (μ has no effect)", ("dinh.fig4/mu-tradeoff",),
                   apply=lambda claim: claim.with_algorithm(_no_prox())),

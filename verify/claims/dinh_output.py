@@ -1,0 +1,263 @@
+"""The point FedProxVR returns (Dinh et al., ICPP 2020, Algorithm 1 lines 10 and 12), pinned exactly.
+
+Line 10 with the proof's reading (52): device n returns w_n^{(s)} = w_n^{(t')} with t' ~ U{0, …, τ} drawn independently
+of the path; line 12: the server returns w̄^{(s)} = Σ_n (D_n/D) w_n^{(s)}.  With exact local gradients the local path
+w_n^{(0)} = w̄, w_n^{(t+1)} = prox_{ηh}(w_n^{(t)} − η∇F_n(w_n^{(t)})) ((10), η = 1/(βL)) is deterministic, so one round's
+returned point is one of the (τ+1)^N points Σ_n p_n w_n^{(t_n)} (generically all distinct), and the indices t_n are read
+off the returned point.  The claims ``dinh.output/*`` check, on an instance with unequal D_n (p = (4, 2, 1)/7):
+
+1. every returned point equals Σ_n (D_n/D) w_n^{(t_n)} for some t_n ∈ {0..τ} (to 1e-9 relative): a server average with
+   other weights (e.g. uniform 1/N), an index outside {0..τ} or a point off the local path fails here;
+2. the law of the decoded indices: E t_n = τ/2 and E t_n² = τ(2τ + 1)/6 for every device (the moments of U{0..τ}),
+   Monte Carlo against the closed form, two-sided: the last iterate (t' = τ), the ranges {1..τ} or {0..τ−1}, and a
+   solver that never moves (every decoded t_n = 0) fail here;
+3. the mean of the returned point, E w̄^{(1)} = Σ_n p_n (1/(τ+1)) Σ_t w_n^{(t)}, two-sided (projected on its own
+   direction from w*, as ``dinh.alg1/mean-*``).
+
+The local paths are recomputed here from (10) and the instance's exact ∇F_n = A_n w − b_n, independently of
+:mod:`fedrates.solvers.algorithms._fedproxvr`.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fedrates._lazy import lazy_import
+from fedrates.verify import checks
+from fedrates.verify.checks import CheckResult
+from fedrates.verify.claims.base import Claim
+from fedrates.verify.claims.dinh import (
+    _ALG_NAME,
+    _EXACT_WHY,
+    MeanClaim,
+    _DinhClaim,
+    _per_seed,
+    _replicas,
+    _rows,
+    _run_states,
+    _seeds,
+)
+from fedrates.verify.variants import BrokenVariant
+
+pd = lazy_import("pandas")
+
+__all__ = ["CLAIMS", "VARIANTS", "UNEQUAL_LS"]
+
+#: unequal device sizes D_n = (8, 4, 2): p = (4, 2, 1)/7 (a uniform server average is a different point)
+UNEQUAL_LS = {"clients": 3, "samples": 8, "dim": 2, "scale_spread": 0.5, "seed": 0, "size_levels": 2}
+_HYPER = {"beta": 4.0, "mu": 2.0, "tau": 5, "batch": 1}
+_DECODE_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class ReturnedPointClaim(_DinhClaim):
+    """One round with exact gradients: the returned point decodes as Σ_n p_n w_n^{(t_n)}, t_n ~ U{0..τ} (module doc)."""
+
+    #: 800 per seed: the relative half-width is about 0.077 (0.097 with 500 over base seeds 0-9, next to the 10%
+    #: resolution at which the check turns inconclusive)
+    replicas: dict = field(default_factory=lambda: {"quick": 800, "standard": 800, "full": 1000})
+
+    def points(self, profile: str) -> list[dict]:
+        return [{"problem": self.family, **self.problem_params, **self.hyper, "index": 0,
+                 "replicas": self.replicas[profile]}]
+
+    def _paths(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(local paths (N, τ+1, d) from w̄⁰, candidate server points ((τ+1)^N, d), their index tuples)."""
+        problem, consts, _ = self._setup()
+        w0 = self._w0(problem)
+        eta = 1.0 / (self.hyper["beta"] * consts.L)
+        mu, tau = self.hyper["mu"], self.hyper["tau"]
+        paths = np.empty((len(consts.p), tau + 1, problem.dim))
+        for n, (A, b) in enumerate(zip(consts.A, consts.b, strict=True)):
+            w = w0.copy()
+            for t in range(tau + 1):
+                paths[n, t] = w
+                w = (w - eta * (A @ w - b) + eta * mu * w0) / (1 + eta * mu)  # (10) with anchor w̄⁰
+        combos = np.array(list(itertools.product(range(tau + 1), repeat=len(consts.p))))
+        points = np.einsum("n,cnd->cd", consts.p, paths[np.arange(len(consts.p)), combos])
+        return paths, points, combos
+
+    def _scale(self) -> float:
+        paths, _, _ = self._paths()
+        return float(np.max(np.linalg.norm(paths - paths[:, :1], axis=-1)))
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, consts, ref = self._setup()
+        run, label, rep = _replicas(list(seeds), point)
+        _, X = _run_states(self._alg(), problem, 1, run, self._w0(problem), ref, gradients="exact")
+        paths, points, combos = self._paths()
+        dist = np.linalg.norm(X[1][:, None, :] - points[None], axis=-1)
+        best = np.argmin(dist, axis=1)
+        scale = self._scale()
+        vals: dict[str, np.ndarray] = {"decode_residual": dist[np.arange(len(best)), best] / scale}
+        for n in range(len(consts.p)):
+            t = combos[best, n].astype(float)
+            vals[f"index_{n}"], vals[f"index_sq_{n}"] = t, t * t
+        mean = consts.p @ paths.mean(axis=1)
+        vals["proj"] = (X[1] - consts.w_star) @ (mean - consts.w_star)
+        return _rows(self, point, label, vals, problem.dim, rnd=1, replica=rep)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, consts, ref = self._setup()
+        paths, points, _ = self._paths()
+        tau, K = self.hyper["tau"], len(consts.p)
+        seeds = _seeds(records)
+        resid = _per_seed(records, "decode_residual")
+        worst = float(np.max(resid)) if resid.size else math.nan
+        # distinct candidates: the decoding is unambiguous when they are far apart compared with the tolerance
+        sep = np.linalg.norm(points[:, None] - points[None], axis=-1)
+        sep = float(np.min(sep[np.triu_indices(len(points), 1)])) / self._scale()
+        constants = {"L": consts.L, **self.hyper, **{f"p_{n}": float(x) for n, x in enumerate(consts.p)},
+                     "separation": sep}
+        if not (np.all(np.isfinite(resid)) and worst <= _DECODE_TOL):
+            res = CheckResult("fail", f"max distance to the nearest Σ_n p_n w_n^(t_n) = {worst:.3g} (relative)",
+                              f"≤ {_DECODE_TOL:g}: the returned point is Σ_n (D_n/D) w_n^(t_n), t_n ∈ {{0..τ}}",
+                              "floating point", "the returned point is not the D_n/D average of local iterates "
+                              "w_n^(t), t = 0..τ (wrong server weights, index range or local path)")
+            return self.verdict(res, conditions=[], seeds=seeds, constants=constants, statement=self.title,
+                                reference_gap=ref.gap, smallest_measured=_DECODE_TOL)
+        y = np.stack([_per_seed(records, f"{m}_{n}") for n in range(K) for m in ("index", "index_sq")]
+                     + [_per_seed(records, "proj")], axis=1)
+        mean = consts.p @ paths.mean(axis=1) - consts.w_star
+        expected = np.array([v for _ in range(K) for v in (tau / 2, tau * (2 * tau + 1) / 6)] + [mean @ mean])
+        res = checks.exact_expectation(y, expected)
+        if res.verdict == "fail":
+            res.message = (f"the law of the returned point differs from t' ~ U{{0..τ}} with the D_n/D average: "
+                           f"{res.message}")
+        return self.verdict(res, conditions=[], seeds=seeds, constants=constants, statement=self.title,
+                            reference_gap=ref.gap, smallest_measured=float(np.min(expected[expected > 0])),
+                            extra={"decode_residual": worst, "separation": sep})
+
+
+@dataclass(frozen=True)
+class FedAvgMeanClaim(MeanClaim):
+    """FedAvg (the paper's baseline, :mod:`fedrates.solvers.algorithms.fedproxvr_fedavg`): E⟨w̄^{(s)} − w*, m_s⟩ =
+    ‖m_s‖² with the exact mean m_s = Σ_n p_n (I − ηA_n)^τ m_{s−1} (last local iterate, D_n/D average), s = 1..3."""
+
+    def _exact(self) -> tuple[np.ndarray, None]:
+        problem, consts, _ = self._setup()
+        eta = 1.0 / (self.hyper["beta"] * consts.L)
+        eye = np.eye(problem.dim)
+        P = sum(p * np.linalg.matrix_power(eye - eta * A, self.hyper["tau"]) for p, A in zip(consts.p, consts.A,
+                                                                                             strict=True))
+        m = [self._w0(problem) - consts.w_star]
+        for _ in range(self.rounds):
+            m.append(P @ m[-1])
+        return np.array(m), None
+
+
+# ---- broken variants: the returned point ------------------------------------------------------------------------
+def _broken(name: str) -> type:
+    from fedrates.solvers.algorithms.fedprox_sgd import FedProxSGD
+    from fedrates.solvers.algorithms.fedproxvr_fedavg import FedAvgSGD
+    from fedrates.solvers.algorithms.fedproxvr_sarah import FedProxVRSARAH
+    from fedrates.solvers.algorithms.fedproxvr_svrg import FedProxVRSVRG
+
+    base = {"sarah": FedProxVRSARAH, "svrg": FedProxVRSVRG, "sgd": FedProxSGD,
+            "fedavg": FedAvgSGD}[name.split("-", 1)[0]]
+    kind = name.split("-", 1)[1]
+
+    if kind == "uniform-weights":
+        class Broken(base):
+            """Server average (1/N)Σ_n w_n instead of Σ_n (D_n/D) w_n (line 12)."""
+
+            def round(self, state, problem, ctx):
+                uniform = copy.copy(ctx)
+                uniform.weights = np.full(np.shape(ctx.weights), 1.0 / np.shape(ctx.weights)[-1])
+                return super().round(state, problem, uniform)
+    elif kind == "random-output":
+        class Broken(base):
+            """FedAvg returning a uniformly random local iterate w⁽ᵗ'⁾, t' ~ U{0..τ}, instead of the last one."""
+
+            def round(self, state, problem, ctx):
+                tau = self.tau
+                rng = np.random.default_rng(int(ctx.round))
+                t = int(rng.integers(0, tau + 1))
+                if t == 0:
+                    return dict(state)
+                return type(self).__mro__[1].round(dataclasses.replace(self, tau=t), state, problem, ctx)
+    elif kind in ("index-1-to-tau", "index-0-to-tau-minus-1"):
+        shift = 1 if kind == "index-1-to-tau" else 0
+
+        class Broken(base):
+            """Local output index drawn from {1..τ} (or {0..τ−1}) instead of {0..τ}."""
+
+            def local_output(self, iterates_out, pick, t, W):
+                # pick ∈ {0..τ} is remapped onto τ values: ⌊pick·τ/(τ+1)⌋ + shift
+                moved = np.minimum(pick * self.tau // (self.tau + 1) + shift, self.tau)
+                return np.where((moved == t)[..., None], W, iterates_out)
+    elif kind == "never-moves":
+        class Broken(base):
+            """A local solver that never moves: every local iterate stays at the anchor w̄^{(s−1)}."""
+
+            def prox(self, Z, anchor, eta):
+                return np.array(anchor, copy=True)
+    else:
+        raise KeyError(name)
+    Broken.__name__ = Broken.__qualname__ = f"{base.__name__}_{kind.replace('-', '_')}"
+    return Broken
+
+
+def _with(name: str) -> Any:
+    return lambda claim: claim.with_algorithm(_broken(name))
+
+
+_REGIME = ("Realisable least squares with unequal sizes D_n = (8, 4, 2) (N = 3, d = 2, p = (4, 2, 1)/7); one round, "
+           "exact gradients, β = 4, μ = 2, τ = 5: the local paths are deterministic and the returned point decodes "
+           "into the local output indices.")
+_WHY = ("exact decoding of the returned point, then the moments of the decoded indices and of the point against "
+        "U{0..τ} and the D_n/D average, two-sided at 99.99% family-wise confidence")
+
+CLAIMS: tuple[Claim, ...] = tuple(
+    ReturnedPointClaim(id=f"dinh.output/{est}", theorem="dinh.alg1", algorithm=_ALG_NAME[est], problem="dinh_ls",
+                       title=f"{label}: returned point Σ_n (D_n/D) w_n^(t'), t' ~ U{{0..τ}} (Alg. 1 l. 10, 12; (52))",
+                       regime=_REGIME, why=_WHY, metric="index", x="device", problem_params=dict(UNEQUAL_LS),
+                       hyper=dict(_HYPER), n_seeds={"quick": 4, "standard": 4, "full": 8})
+    for est, label in (("sarah", "FedProxVR-SARAH"), ("svrg", "FedProxVR-SVRG"), ("sgd", "FedProx-SGD")))
+
+CLAIMS = CLAIMS + (
+    FedAvgMeanClaim(id="dinh.baseline/fedavg-mean", theorem="dinh.sec5", algorithm="fedavg_sgd", problem="dinh_ls",
+                    title="FedAvg baseline (μ = 0, τ SGD steps, last iterate): E[w̄^(s)] equals its exact mean",
+                    regime="Realisable least squares with unequal sizes D_n = (8, 4, 2) (N = 3, d = 2, p = (4, 2, "
+                           "1)/7); η = 1/(4L), τ = 10, B = 2, s = 1, 2, 3.",
+                    why=_EXACT_WHY, metric="proj_round", x="round", problem_params=dict(UNEQUAL_LS),
+                    hyper={"beta": 4.0, "tau": 10, "batch": 2}, n_seeds={"quick": 3, "standard": 6, "full": 10}),
+)
+
+VARIANTS: tuple[BrokenVariant, ...] = (
+    BrokenVariant("fedavg_sgd/uniform-server-weights", "algorithm",
+                  "server average (1/N)Σ_n w_n instead of Σ_n (D_n/D) w_n",
+                  ("dinh.baseline/fedavg-mean",), apply=_with("fedavg-uniform-weights")),
+    BrokenVariant("fedavg_sgd/random-output", "algorithm",
+                  "FedAvg returns a random local iterate (FedProxVR's rule) instead of the last one",
+                  ("dinh.baseline/fedavg-mean",), apply=_with("fedavg-random-output")),
+    BrokenVariant("fedproxvr_sarah/uniform-server-weights", "algorithm",
+                  "server average (1/N)Σ_n w_n instead of Σ_n (D_n/D) w_n (Alg. 1 line 12)",
+                  ("dinh.output/sarah", "dinh.alg1/mean-sarah-unequal"), apply=_with("sarah-uniform-weights")),
+    BrokenVariant("fedproxvr_svrg/uniform-server-weights", "algorithm",
+                  "server average (1/N)Σ_n w_n instead of Σ_n (D_n/D) w_n (Alg. 1 line 12)",
+                  ("dinh.output/svrg", "dinh.alg1/mean-svrg-unequal"), apply=_with("svrg-uniform-weights")),
+    BrokenVariant("fedproxvr_sarah/output-index-1-to-tau", "algorithm",
+                  "local output index t' drawn from {1..τ} instead of {0..τ} (the anchor w⁽⁰⁾ never returned)",
+                  ("dinh.output/sarah",), apply=_with("sarah-index-1-to-tau")),
+    BrokenVariant("fedproxvr_svrg/output-index-0-to-tau-minus-1", "algorithm",
+                  "local output index t' drawn from {0..τ−1} instead of {0..τ}",
+                  ("dinh.output/svrg",), apply=_with("svrg-index-0-to-tau-minus-1")),
+    BrokenVariant("fedprox_sgd/output-index-1-to-tau", "algorithm",
+                  "local output index t' drawn from {1..τ} instead of {0..τ}",
+                  ("dinh.output/sgd",), apply=_with("sgd-index-1-to-tau")),
+    BrokenVariant("fedproxvr_sarah/never-moves", "algorithm",
+                  "negative control: a local solver that never moves (every local iterate stays at w̄^{(s−1)})",
+                  ("dinh.thm1.corrected/sarah", "dinh.thm1/sarah", "dinh.cor1/sarah", "dinh.thm1.eq86/sarah-nc",
+                   "dinh.thm1.corrected/sarah-nc"), apply=_with("sarah-never-moves")),
+    BrokenVariant("fedproxvr_svrg/never-moves", "algorithm",
+                  "negative control: a local solver that never moves (every local iterate stays at w̄^{(s−1)})",
+                  ("dinh.thm1.eq86/svrg", "dinh.thm1.corrected/svrg"), apply=_with("svrg-never-moves")),
+)
