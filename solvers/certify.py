@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import math
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -176,6 +177,25 @@ def observe(source: Any) -> Any:
     if seen is not None and not any(s is source for s in seen):
         seen.append(source)
     return source
+
+
+def observed_cache(fn: Callable[..., Any]) -> Callable[..., Any]:
+    r""":func:`functools.cache` that also :func:`observe`\ s every constants object (anything with
+    ``certificates``) it returns, on hits as on misses: claims memoise their instances and constants, and the
+    pipeline must still see which constants a claim's judge reads."""
+    cached = functools.cache(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        out = cached(*args, **kwargs)
+        for item in out if isinstance(out, tuple) else (out,):
+            if hasattr(type(item), "certificates"):
+                observe(item)
+        return out
+
+    wrapper.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+    wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]
+    return wrapper
 
 
 def check_certified(*constants: Any, rel: float = REL) -> list[str]:

@@ -19,17 +19,17 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 import numpy as np
 
+from fedrates.solvers.certify import observed_cache
 from fedrates.solvers.errors import InputError
 
 __all__ = ["Run", "instrumented_run", "instance", "psi", "phi", "mode_factors"]
 
 
-@cache
+@observed_cache
 def _instance(params_json: str) -> tuple[Any, Any, dict]:
     from fedrates.solvers import problems, reference
     from fedrates.solvers.problems.similar_quadratic import exact_constants

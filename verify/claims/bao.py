@@ -29,12 +29,12 @@ import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks
 from fedrates.verify import margins as mg
 from fedrates.verify import tolerances as tol
@@ -48,7 +48,7 @@ _TINY = float(np.finfo(float).tiny)
 
 
 # ---- instances (cached per process) --------------------------------------------------------------------------------
-@cache
+@observed_cache
 def _instance(family: str, params_json: str, batch: int) -> tuple[Any, Any, Any]:
     from fedrates.solvers import constants, problems, reference
 

@@ -32,12 +32,12 @@ import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks, exact
 from fedrates.verify import margins as mg
 from fedrates.verify import tolerances as tol
@@ -53,7 +53,7 @@ LIMIT_FRACTION = tol.LIMIT_FRACTION
 
 
 # ---- instances ----------------------------------------------------------------------------------------------------
-@cache
+@observed_cache
 def _problem(family: str, params_json: str, weights_json: str) -> Any:
     from fedrates.solvers import problems
 
@@ -655,7 +655,7 @@ class ExactLimit(Claim):
                             margin=mg.resolution(threshold / gap0 if gap0 > 0 else self.fraction))
 
 
-@cache
+@observed_cache
 def _reference_cached(fingerprint: str, family: str, params_json: str) -> Any:
     from fedrates.solvers import reference
 

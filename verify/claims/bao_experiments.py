@@ -35,13 +35,13 @@ import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import numpy as np
 
 from fedrates._lazy import lazy_import
 from fedrates.errata import Erratum
+from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks
 from fedrates.verify import margins as mg
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
@@ -61,7 +61,7 @@ PAPER_STAGE_RADIUS = 5000.0
 
 
 # ---- instances (cached per process) --------------------------------------------------------------------------------
-@cache
+@observed_cache
 def _problem(family: str, params_json: str) -> tuple[Any, Any]:
     from fedrates.solvers import problems, reference
 
@@ -136,7 +136,7 @@ def _given_constrained(base: type) -> type:
     return Given
 
 
-@cache
+@observed_cache
 def _given_classes() -> dict[str, type]:
     from fedrates.solvers.algorithms.c_fedda import CFedDA, MCFedDA
 
@@ -445,7 +445,7 @@ def light_tail_sigma2(problem: Any) -> float:
     return float(np.max(values))
 
 
-@cache
+@observed_cache
 def _hp_setup(params_json: str, batch: int) -> tuple[Any, Any, Any, float]:
     from fedrates.solvers import constants, problems, reference
 

@@ -48,13 +48,13 @@ import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import numpy as np
 
 from fedrates._lazy import lazy_import
 from fedrates.errata import Erratum
+from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks
 from fedrates.verify import tolerances as tol
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
@@ -109,7 +109,7 @@ class Instance:
         return float(self.reference.gap)
 
 
-@cache
+@observed_cache
 def _instance(params_json: str) -> Instance:
     from fedrates.solvers import problems, reference
 
@@ -1059,7 +1059,7 @@ FIG_REDUCED = {
 FIG_PAPER = {"preset": "das-quadratic", "seed": 0}
 
 
-@cache
+@observed_cache
 def _light_constants(params_json: str) -> dict[str, float]:
     from fedrates.solvers import problems
 
@@ -2185,7 +2185,7 @@ CLAIMS = CLAIMS + (
 _REUSED: dict[int, tuple[list, np.ndarray]] = {}
 
 
-@cache
+@observed_cache
 def _broken_classes() -> dict[str, type]:
     from fedrates.solvers.algorithms.dp_fedavg_clip import DPFedAvgClip, clip_rows
     from fedrates.solvers.algorithms.dp_normfedavg import DPNormFedAvg

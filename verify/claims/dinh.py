@@ -41,12 +41,12 @@ import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
@@ -74,7 +74,7 @@ _ALG_NAME = {"sarah": "fedproxvr_sarah", "svrg": "fedproxvr_svrg", "sgd": "fedpr
 
 
 # ---- instances and constants -------------------------------------------------------------------------------------
-@cache
+@observed_cache
 def _instance(family: str, params_json: str) -> tuple[Any, Any]:
     from fedrates.solvers import fedproxvr_constants, problems
 
@@ -841,7 +841,7 @@ def _theory_hyper(claim: Any) -> dict[str, Any]:
     return {"mu": c["mu"], "beta": c["beta"], "tau": c["tau"], "batch": 1}
 
 
-@cache
+@observed_cache
 def _theory_run(claim: Any, seeds: tuple[int, ...], rounds: int) -> np.ndarray:
     """Server iterates (rounds + 1, R, d) of the claim's algorithm in the theory configuration (memoised: the
     Theorem 1, Corollary 1, PL and descent claims share one run per seed set)."""
@@ -1264,7 +1264,7 @@ def _broken_classes() -> dict[str, type]:
     }
 
 
-@cache
+@observed_cache
 def broken(name: str) -> type:
     """A broken algorithm class of :data:`VARIANTS` by name."""
     return _broken_classes()[name]

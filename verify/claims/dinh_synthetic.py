@@ -25,12 +25,12 @@ non-convergence, not divergence to infinity.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim, records_from_trace
@@ -47,7 +47,7 @@ ETA = 0.3
 FIG4 = {"beta": 4.0, "L": 1.0 / (4.0 * ETA), "tau": 20, "batch": 1}
 
 
-@cache
+@observed_cache
 def instance() -> tuple[Any, Any]:
     """(problem, certified reference) of the verification instance (cached per process)."""
     from fedrates.solvers.problems import dinh_synthetic
