@@ -14,7 +14,8 @@ from fedrates.verify.claims.base import Claim
 
 __all__ = ["Claim", "all_claims", "get", "ids", "select"]
 
-MODULES = ("bao", "bao_experiments", "bao_exact", "buttaci", "dinh", "bylinkin", "das", "dinh_synthetic")
+MODULES = ("bao", "bao_experiments", "bao_exact", "buttaci", "dinh", "bylinkin", "bylinkin_exact", "das",
+           "dinh_synthetic")
 
 
 @cache

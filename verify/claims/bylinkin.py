@@ -41,7 +41,9 @@ Claims (predictions computed from the instance matrices, independently of the al
   p = δ_f/(δ_f + δ_g): its mean and its second central moment 2Kp(1 − p) (a shared coin doubles it), two-sided;
 * ``bylinkin.thm6/remark1-tradeoff`` (erratum) — Remark 1's O~(√(δ_fδ_g)/μ) for both groups against Theorem 6's
   own (p, q) trade-off;
-* ``bylinkin.thm7/printed-line7`` (erratum) — AccVRCS as printed leaves the proof's mean recursion;
+* ``bylinkin.thm7/printed-line7`` (erratum) — moved to :mod:`fedrates.verify.claims.bylinkin_exact` (deterministic
+  form on the branch T = 1), with the other exact-map claims (Theorem 5's counterexample, returned points, the outer
+  Lyapunov function of C-AccExtragradient, Theorem 1's rounds to ε);
 * ``bylinkin.thm2/rate-df``, ``bylinkin.thm2/separation-dg``, ``bylinkin.thm2.mg/rate-dg`` (VRCS) and
   ``bylinkin.thm3/rate-df``, ``bylinkin.thm3/separation-dg``, ``bylinkin.thm3.mg/rate-dg`` (AccVRCS) — rounds to a
   relative gap ε as scaling laws: exponent fitted over a δ grid with a bootstrap CI over seeds (1 and ½ in δ_f/μ, 0 in
@@ -595,7 +597,7 @@ class A4ExactClaim(_BylinkinClaim):
         problem, sp = self._setup()
         alg = _algorithm(self, "c_acc_extragradient", subproblem="boundary")
         proj: list[float] = []
-        run(alg, problem, self.outer_steps, [0], record=lambda k, st: proj.append(float((st["x"][0] - sp.xstar)
+        run(alg, problem, self.outer_steps, [0], record=lambda k, st: proj.append(float((alg.output(st)[0] - sp.xstar)
                                                                                        @ sp.bottom)))
         p = np.asarray(proj)
         ratios = p[1:] / p[:-1]
@@ -771,7 +773,7 @@ class A1MeanClaim(_BylinkinClaim):
         x0 = sp.xstar + np.ones(problem.dim)
         st = run(alg, problem, self.iterations, self.replicas(seeds), w0=x0)
         U = self._directions(problem.dim, sp)
-        proj = self.batch_means((st["x"] - sp.xstar) @ U.T)
+        proj = self.batch_means((alg.output(st) - sp.xstar) @ U.T)
         frames = [_records(self, j, point, {"projection": proj[:, j]}, list(seeds), problem.dim) for j in range(2)]
         return pd.concat(frames, ignore_index=True)
 
@@ -1418,6 +1420,13 @@ _VR_DG_GRID = (0.075, 0.15, 0.3, 0.6)
 
 _COMMON = dict(problem="separation")
 
+#: seeds of the δ_g-separation claims of VRCS/AccVRCS.  The fitted exponent of the hitting rounds in δ_g sits at
+#: −0.06 … +0.03 (the instance-dependent log factor) and its 95% bootstrap CI over 8 seeds was ±0.07 … ±0.11 wide,
+#: so at 8 seeds a base seed could push one end past the ±0.15 band (inconclusive at quick base seeds 1 and 4).
+#: With 32 seeds the half-width is ≈ ±0.025: over quick base seeds 0..9 the widest excursion is [−0.082, −0.034]
+#: (VRCS, seed 9) and [0.007, 0.056] (AccVRCS, seed 8), 0.07 inside the band.
+_SEPARATION_SEEDS = {"quick": 32, "standard": 48, "full": 96}
+
 CLAIMS: tuple[Claim, ...] = (
     RoundsGridClaim(
         id="bylinkin.thm4/separation-dg", theorem="bylinkin.thm4", title="C-AccExtragradient: M_f rounds "
@@ -1569,7 +1578,7 @@ CLAIMS: tuple[Claim, ...] = (
         algorithm="vrcs", regime="delta_f = 0.05, mu = 0.01, delta_g/delta_f in [1.5, 12]; relative gap 1e-3",
         why="Theorem 2's M_f count has no delta_g: tuning (23) makes q/(mu theta) = 4 sqrt2 delta_f/mu",
         metric="rounds_f", x="delta_g", params=dict(_VR_DG), grid=_VR_DG_GRID, variable="delta_g", expected=0.0,
-        **_COMMON),
+        n_seeds=dict(_SEPARATION_SEEDS), **_COMMON),
     VRScalingClaim(
         id="bylinkin.thm2.mg/rate-dg", theorem="bylinkin.thm2.mg", title="VRCS: M_g rounds scale as "
         "(delta_f^2 + delta_g^2)/(delta_f mu)", algorithm="vrcs", regime="as bylinkin.thm2/separation-dg",
@@ -1585,7 +1594,7 @@ CLAIMS: tuple[Claim, ...] = (
         id="bylinkin.thm3/separation-dg", theorem="bylinkin.thm3", title="AccVRCS: M_f rounds independent of "
         "delta_g", algorithm="acc_vrcs", regime="as bylinkin.thm2/separation-dg", why="Theorem 3's M_f count has "
         "no delta_g (tau = sqrt(mu/(12 sqrt2 delta_f)))", metric="rounds_f", x="delta_g", params=dict(_VR_DG),
-        grid=_VR_DG_GRID, variable="delta_g", expected=0.0, **_COMMON),
+        grid=_VR_DG_GRID, variable="delta_g", expected=0.0, n_seeds=dict(_SEPARATION_SEEDS), **_COMMON),
     VRScalingClaim(
         id="bylinkin.thm3.mg/rate-dg", theorem="bylinkin.thm3.mg", title="AccVRCS: M_g rounds scale as "
         "(delta_f^2 + delta_g^2)/(delta_f^(3/2) sqrt(mu))", algorithm="acc_vrcs",
@@ -1610,14 +1619,6 @@ CLAIMS: tuple[Claim, ...] = (
         algorithm="acc_vrcs", regime="delta_f = 0.1, delta_g = 0.3, 3 iterations from x* + 1",
         why="With the proof's G = q(grad psi(x) - grad psi(y)) the mean of (z, y) follows an exact linear recursion",
         metric="projection", x="direction", params=dict(_VR), **_COMMON),
-    VRMeanClaim(
-        id="bylinkin.thm7/printed-line7", theorem="bylinkin.thm7", title="AccVRCS as printed (Line 7 sign of t_k) "
-        "against the proof's mean recursion", algorithm="acc_vrcs", regime="as bylinkin.thm7/exact-mean",
-        why="Line 7 prints G = q(t_k + (x - y)/theta); the proof analyses G = q(grad psi(x) - grad psi(y))",
-        metric="projection", x="direction", params=dict(_VR), printed_line7=True,
-        erratum=("Line 7 of AccVRCS prints G_{k+1} = q(t_k + (x_{k+1} - y_{k+1})/theta) while the proof (App. E) "
-                 "uses q((x_{k+1} - y_{k+1})/theta - t_k): the printed method's mean iterates leave the proof's "
-                 "exact mean recursion (and follow the recursion with +t_k)"), **_COMMON),
     RoundsClaim(
         id="bylinkin.thm7.mf/rounds", theorem="bylinkin.thm7.mf", title="AccVRCS: rounds with M_f per iteration "
         "(paper's count 1 + p/q)", algorithm="acc_vrcs", regime="40 iterations",
@@ -1756,6 +1757,47 @@ def _variant_classes() -> dict[str, Any]:
             t["eta_g"] = min(theta_f / 2, t["theta_g"] / (4 * t["tau_g"]))
             return t
 
+    @dataclass(frozen=True, kw_only=True)
+    class TauFDouble(CAccExtragradient):
+        def tuning(self, sp):  # noqa: ANN001, ANN202 - variant
+            t = super().tuning(sp)
+            t["tau_f"] = 2 * t["tau_f"]
+            return t
+
+    @dataclass(frozen=True, kw_only=True)
+    class AccAlphaSqrt3(AccVRCS):
+        def tuning(self, sp):  # noqa: ANN001, ANN202 - variant: alpha = sqrt(theta/(mu q)), the 3 of (24) dropped
+            t = super().tuning(sp)
+            t["alpha"] = math.sqrt(3) * t["alpha"]
+            return t
+
+    @dataclass(frozen=True, kw_only=True)
+    class AccTauDouble(AccVRCS):
+        def tuning(self, sp):  # noqa: ANN001, ANN202 - variant: tau = 2 sqrt(theta mu/(3q))
+            t = super().tuning(sp)
+            t["tau"] = 2 * t["tau"]
+            return t
+
+    @dataclass(frozen=True, kw_only=True)
+    class SCReturnsXbar(SCAccExtragradient):
+        def output(self, state):  # noqa: ANN001, ANN202 - variant: the other variable of the pair
+            return state["xbar"]
+
+    @dataclass(frozen=True, kw_only=True)
+    class AEGReturnsXbar(AEG):
+        def output(self, state):  # noqa: ANN001, ANN202 - variant
+            return state["xbar"]
+
+    @dataclass(frozen=True, kw_only=True)
+    class CAccReturnsXbar(CAccExtragradient):
+        def output(self, state):  # noqa: ANN001, ANN202 - variant
+            return state["xbar"]
+
+    @dataclass(frozen=True, kw_only=True)
+    class AccReturnsZ(AccVRCS):
+        def output(self, state):  # noqa: ANN001, ANN202 - variant: z_K instead of y_K
+            return state["z"]
+
     return {k: v for k, v in locals().items() if isinstance(v, type)}
 
 
@@ -1787,6 +1829,13 @@ def variant_algorithm(key: str) -> Any:
         "acc-tau-squared": lambda: cls["AccTauSquared"](),
         "no-control-variate": lambda: cls["NoControlVariate"](),
         "inner-one-step": lambda: algorithms.make("c_acc_extragradient", accuracy_factor=1e12, subproblem="boundary"),
+        "tau-f-double": lambda: cls["TauFDouble"](subproblem="boundary"),
+        "acc-alpha-sqrt3": lambda: cls["AccAlphaSqrt3"](),
+        "acc-tau-double": lambda: cls["AccTauDouble"](),
+        "sc-returns-xbar": lambda: cls["SCReturnsXbar"](),
+        "aeg-returns-xbar": lambda: cls["AEGReturnsXbar"](),
+        "c-acc-returns-xbar": lambda: cls["CAccReturnsXbar"](subproblem="boundary"),
+        "acc-returns-z": lambda: cls["AccReturnsZ"](),
     }
     return table[key]()
 
@@ -1824,7 +1873,7 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("bylinkin.thm7.mf.corrected/rounds", "bylinkin.thm7.mg.corrected/rounds"),
                   apply=_swap("no-tk-round")),
     BrokenVariant("acc_vrcs/printed-sign", "algorithm", "G_{k+1} = q(t_k + (x - y)/theta) as printed in Line 7",
-                  ("bylinkin.thm7/exact-mean",), apply=_swap("printed-sign")),
+                  ("bylinkin.thm7/branch-map", "bylinkin.thm7/exact-mean"), apply=_swap("printed-sign")),
     BrokenVariant("c_acc_extragradient/theta-2-over-df", "algorithm", "outer step theta_f = 2/delta_f",
                   ("bylinkin.thm4/exact-contraction",), apply=_swap("theta-2-over-df")),
     BrokenVariant("c_acc_extragradient/inner-10x", "algorithm",
@@ -1858,4 +1907,22 @@ VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant("acc_vrcs/tau-squared", "algorithm",
                   "AccVRCS interpolation tau = theta mu/(3q) (the square root of (24) dropped)",
                   ("bylinkin.thm3/rate-df", "bylinkin.thm3/acceleration"), apply=_swap("acc-tau-squared")),
+    BrokenVariant("c_acc_extragradient/tau-f-double", "algorithm",
+                  "outer momentum tau_f = sqrt(mu theta_f) (the factor 1/2 of Kovalev et al.'s tuning dropped)",
+                  ("bylinkin.thm4/outer-lyapunov",), apply=_swap("tau-f-double")),
+    BrokenVariant("acc_vrcs/alpha-sqrt3", "algorithm",
+                  "AccVRCS prox weight alpha = sqrt(theta/(mu q)) (the 3 of (24) dropped: alpha x sqrt3)",
+                  ("bylinkin.thm7/branch-map",), apply=_swap("acc-alpha-sqrt3")),
+    BrokenVariant("acc_vrcs/tau-double", "algorithm", "AccVRCS interpolation tau = 2 sqrt(theta mu/(3q))",
+                  ("bylinkin.thm7/branch-map",), apply=_swap("acc-tau-double")),
+    BrokenVariant("sc_acc_extragradient/returns-xbar", "algorithm",
+                  "SC-AccExtragradient returns xbar_K (the other variable of the extragradient pair) instead of x_K",
+                  ("bylinkin.thm1/exact-iterates", "bylinkin.thm1/exact-mean"), apply=_swap("sc-returns-xbar")),
+    BrokenVariant("aeg/returns-xbar", "algorithm", "AEG returns xbar_K instead of x_K",
+                  ("bylinkin.thm5/exact-iterates",), apply=_swap("aeg-returns-xbar")),
+    BrokenVariant("c_acc_extragradient/returns-xbar", "algorithm",
+                  "C-AccExtragradient returns the outer xbar_K instead of x_K",
+                  ("bylinkin.thm4/exact-contraction",), apply=_swap("c-acc-returns-xbar")),
+    BrokenVariant("acc_vrcs/returns-z", "algorithm", "AccVRCS returns z_K instead of y_K",
+                  ("bylinkin.thm7/branch-map", "bylinkin.thm7/exact-mean"), apply=_swap("acc-returns-z")),
 )
