@@ -20,7 +20,7 @@ from fedrates.verify.claims import ids as claim_ids
 
 PROFILE = "quick"
 ERRATA = {"bylinkin.thm5/one-step", "bylinkin.thm5/inexact-trajectory", "bylinkin.thm7.mf/rounds",
-          "bylinkin.thm6/remark1-tradeoff", "bylinkin.thm7/printed-line7"}
+          "bylinkin.thm6/remark1-tradeoff"}
 #: claims whose records depend on the base seed (Monte-Carlo); the others are deterministic
 STOCHASTIC = ("bylinkin.thm1/exact-mean", "bylinkin.thm1/second-moment", "bylinkin.thm1/split-rounds",
               "bylinkin.thm1/independent-coins",
@@ -112,15 +112,6 @@ def test_remark1_erratum_fails_as_predicted():
     floor = records.loc[records["metric"] == "floor_12_dg_over_mu"].sort_values("point")["value"].to_numpy()
     assert np.all(minmax >= floor)
     assert 0.4 <= verdict["fit"]["slope"] <= 0.6
-
-
-@pytest.mark.parametrize("base_seed", [0, 1])
-def test_printed_line7_erratum_fails_as_predicted(base_seed):
-    # the erratum predicts that the printed method follows the mean recursion with +t_k: checked two-sided, it passes
-    claim = get_claim("bylinkin.thm7/printed-line7")
-    assert _verdict(claim.id, base_seed)[0]["verdict"] == "erratum"
-    predicted = dataclasses.replace(claim, predicted_tk_sign=1.0, erratum=None)
-    assert _run(predicted, base_seed)[0]["verdict"] == "pass"
 
 
 def test_preconditions_failing_give_conditions_not_met():
