@@ -449,6 +449,8 @@ def rounds_to_eps(alg: Any, params: dict, eps: float, baseline: bool = False) ->
 _A4_BASE = {"dim": 8, "mu": 1e-3, "L": 1.0, "delta_f": 0.02, "delta_g": 0.5, "seed": 3}
 _DG_GRID = (0.05, 0.2, 0.8, 3.2)
 _DF_GRID = (0.005, 0.02, 0.08, 0.32)
+#: smoothness grid (3 decades) at fixed mu, delta_f, delta_g
+_L_GRID = (1.0, 10.0, 100.0, 1000.0)
 _EPS = 1e-8
 
 
@@ -463,7 +465,7 @@ class RoundsGridClaim(_BylinkinClaim):
 
     grid_key: str = "delta_g"
     grid: tuple[float, ...] = _DG_GRID
-    mode: str = "flat"  # flat | slope | baseline | inner | ratio
+    mode: str = "flat"  # flat | slope | baseline | inner | ratio | l-free
     needs: tuple[str, ...] = ("g", "f1g")
     eps: float = _EPS
 
@@ -510,6 +512,10 @@ class RoundsGridClaim(_BylinkinClaim):
                 res.message += f"; every R_f ≤ 2⌈ln ε/ln ρ_out⌉ = {', '.join(f'{b:.0f}' for b in bound)}"
         elif self.mode == "slope":
             res = slope_check(x / sp.mu, rf, 0.5, variable="delta_f/mu")
+        elif self.mode == "l-free":
+            # L enters no rate of the paper (only the log of Theorem 4's O~): exponent 0 in L, which rejects a
+            # count driven by sqrt(L/mu) (exponent 1/2) or by a step tuned with L
+            res = slope_check(x, rf, 0.0, variable="L")
         elif self.mode == "inner":
             return self._judge_inner(records, conds, vals, seeds, sp, x)
         elif self.mode == "ratio":
@@ -1459,6 +1465,12 @@ CLAIMS: tuple[Claim, ...] = (
         regime="as bylinkin.thm4/separation-dg", why="Theorem 4's O(sqrt(delta_f/mu)) against Section 7.1's "
         "O(sqrt((delta_f + delta_g)/mu)) for AEG: the saving grows as sqrt((delta_f + delta_g)/delta_f)",
         metric="ratio", x="delta_g", params=dict(_A4_BASE), mode="ratio", **_COMMON),
+    RoundsGridClaim(
+        id="bylinkin.thm4/l-free", theorem="bylinkin.thm4", title="C-AccExtragradient: M_f rounds do not depend on "
+        "the smoothness L", algorithm="c_acc_extragradient", regime="delta_f = 0.02, delta_g = 0.5, mu = 1e-3, "
+        "L in [1, 1000]; inner phase stopped by (6)", why="No smoothness constant appears in Assumptions 1-4 or in "
+        "the rates; in Theorem 4 L enters only the log factor of the O~", metric="rounds_f", x="L",
+        params=dict(_A4_BASE), grid_key="L", grid=_L_GRID, mode="l-free", **_COMMON),
     A4ExactClaim(
         id="bylinkin.thm4/exact-contraction", theorem="bylinkin.thm4", title="C-AccExtragradient: exact outer "
         "contraction 1 - sqrt(mu theta_f)/2", algorithm="c_acc_extragradient", regime="bylinkin-separation-like "
@@ -1758,6 +1770,17 @@ def _variant_classes() -> dict[str, Any]:
             return t
 
     @dataclass(frozen=True, kw_only=True)
+    class OuterThetaFromLf(CAccExtragradient):
+        def tuning(self, sp):  # noqa: ANN001, ANN202 - variant: L_p read as the smoothness of f
+            t = super().tuning(sp)
+            theta_f = 0.5 / max(sp.L_f, sp.delta_f)
+            tau_f = 0.5 * math.sqrt(sp.mu * theta_f)
+            t.update(theta_f=theta_f, tau_f=tau_f, eta_f=min(1 / (2 * sp.mu), theta_f / (4 * tau_f)))
+            t.update(tau_g=0.5 * math.sqrt(t["theta_g"] / theta_f), alpha_g=1 / theta_f)
+            t["eta_g"] = min(theta_f / 2, t["theta_g"] / (4 * t["tau_g"]))
+            return t
+
+    @dataclass(frozen=True, kw_only=True)
     class TauFDouble(CAccExtragradient):
         def tuning(self, sp):  # noqa: ANN001, ANN202 - variant
             t = super().tuning(sp)
@@ -1830,6 +1853,7 @@ def variant_algorithm(key: str) -> Any:
         "no-control-variate": lambda: cls["NoControlVariate"](),
         "inner-one-step": lambda: algorithms.make("c_acc_extragradient", accuracy_factor=1e12, subproblem="boundary"),
         "tau-f-double": lambda: cls["TauFDouble"](subproblem="boundary"),
+        "outer-theta-from-lf": lambda: cls["OuterThetaFromLf"](subproblem="boundary"),
         "acc-alpha-sqrt3": lambda: cls["AccAlphaSqrt3"](),
         "acc-tau-double": lambda: cls["AccTauDouble"](),
         "sc-returns-xbar": lambda: cls["SCReturnsXbar"](),
@@ -1907,6 +1931,9 @@ VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant("acc_vrcs/tau-squared", "algorithm",
                   "AccVRCS interpolation tau = theta mu/(3q) (the square root of (24) dropped)",
                   ("bylinkin.thm3/rate-df", "bylinkin.thm3/acceleration"), apply=_swap("acc-tau-squared")),
+    BrokenVariant("c_acc_extragradient/outer-theta-from-lf", "algorithm",
+                  "outer step theta_f = 1/(2 L_f) (Kovalev et al.'s L_p read as the smoothness of f, not delta_f)",
+                  ("bylinkin.thm4/l-free",), apply=_swap("outer-theta-from-lf")),
     BrokenVariant("c_acc_extragradient/tau-f-double", "algorithm",
                   "outer momentum tau_f = sqrt(mu theta_f) (the factor 1/2 of Kovalev et al.'s tuning dropped)",
                   ("bylinkin.thm4/outer-lyapunov",), apply=_swap("tau-f-double")),
