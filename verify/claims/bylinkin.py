@@ -1230,7 +1230,7 @@ class VRScalingClaim(_BylinkinClaim):
     n_seeds: dict = field(default_factory=lambda: {"quick": 8, "standard": 16, "full": 40})
 
     def _key(self) -> str:
-        return "mu" if self.variable == "delta_f/mu" else "delta_g"
+        return {"delta_f/mu": "mu", "delta_f": "delta_f"}.get(self.variable, "delta_g")
 
     def _params(self, v: float) -> dict:
         return {**self.params, self._key(): float(v)}
@@ -1239,7 +1239,7 @@ class VRScalingClaim(_BylinkinClaim):
         return [{"problem": "separation", **self._params(v)} for v in self.grid]
 
     def _x(self, sp_list: list[Any]) -> np.ndarray:
-        return np.array([s.delta_f / s.mu if self.variable == "delta_f/mu" else s.delta_g for s in sp_list])
+        return np.array([s.delta_g if self.variable == "delta_g" else s.delta_f / s.mu for s in sp_list])
 
     def _run(self, name: str, params: dict, seeds: list[int]) -> dict:
         problem, sp = self._setup(params)
@@ -1421,6 +1421,9 @@ _VR = {"dim": 6, "mu": 1e-2, "L": 1.0, "delta_f": 0.1, "delta_g": 0.3, "seed": 0
 #: fixed); δ_g/δ_f ∈ {1.5, 3, 6, 12} at δ_f/μ = 5
 _VR_DF = {"dim": 6, "mu": 0.01, "L": 1.0, "delta_f": 0.05, "delta_g": 0.1, "seed": 0}
 _VR_MU_GRID = (0.025, 0.008, 0.0025, 0.0008)
+#: δ_f grid at fixed μ = 0.005, δ_g = 0.3: δ_f/μ ∈ {5, 10, 20, 40} (p = q and the epoch length change with δ_f)
+_VR_DFF = {"dim": 6, "mu": 0.005, "L": 1.0, "delta_f": 0.05, "delta_g": 0.3, "seed": 0}
+_VR_DFF_GRID = (0.025, 0.05, 0.1, 0.2)
 _VR_DG = {"dim": 6, "mu": 0.01, "L": 1.0, "delta_f": 0.05, "delta_g": 0.1, "seed": 0}
 _VR_DG_GRID = (0.075, 0.15, 0.3, 0.6)
 
@@ -1585,6 +1588,19 @@ CLAIMS: tuple[Claim, ...] = (
         "delta_f/mu", algorithm="vrcs", regime="delta_f = 0.05, delta_g = 0.1, delta_f/mu in [2, 62.5]; relative gap "
         "1e-3", why="Theorem 2: O((delta_f/mu) log 1/eps) rounds with M_f", metric="rounds_f", x="delta_f/mu",
         params=dict(_VR_DF), grid=_VR_MU_GRID, expected=1.0, **_COMMON),
+    VRScalingClaim(
+        id="bylinkin.thm2/rate-df-fixed-mu", theorem="bylinkin.thm2", title="VRCS: M_f rounds scale as delta_f/mu "
+        "over a delta_f grid at fixed mu", algorithm="vrcs", regime="mu = 0.005, delta_g = 0.3, delta_f in "
+        "[0.025, 0.2]; relative gap 1e-3", why="Theorem 2: O((delta_f/mu) log 1/eps) rounds with M_f; tuning (23) "
+        "gives q/(mu theta) = 4 sqrt2 delta_f/mu whatever delta_g, so varying delta_f (not only mu) must give "
+        "exponent 1", metric="rounds_f", x="delta_f/mu", params=dict(_VR_DFF), grid=_VR_DFF_GRID, variable="delta_f",
+        expected=1.0, n_seeds={"quick": 16, "standard": 32, "full": 64}, **_COMMON),
+    VRScalingClaim(
+        id="bylinkin.thm3/rate-df-fixed-mu", theorem="bylinkin.thm3", title="AccVRCS: M_f rounds scale as "
+        "sqrt(delta_f/mu) over a delta_f grid at fixed mu", algorithm="acc_vrcs",
+        regime="as bylinkin.thm2/rate-df-fixed-mu", why="Theorem 3: O(sqrt(delta_f/mu) log 1/eps) rounds with M_f",
+        metric="rounds_f", x="delta_f/mu", params=dict(_VR_DFF), grid=_VR_DFF_GRID, variable="delta_f", expected=0.5,
+        n_seeds={"quick": 16, "standard": 32, "full": 64}, **_COMMON),
     VRScalingClaim(
         id="bylinkin.thm2/separation-dg", theorem="bylinkin.thm2", title="VRCS: M_f rounds independent of delta_g",
         algorithm="vrcs", regime="delta_f = 0.05, mu = 0.01, delta_g/delta_f in [1.5, 12]; relative gap 1e-3",
@@ -1925,12 +1941,14 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("bylinkin.thm2/separation-dg", "bylinkin.thm2.mg/rate-dg"), apply=_swap("vrcs-p-uniform")),
     BrokenVariant("vrcs/no-control-variate", "algorithm",
                   "VRCS^1ep without the SVRG control variate: e_t = xi_t (the anchor gradients never used)",
-                  ("bylinkin.thm2/rate-df", "bylinkin.thm2/separation-dg"), apply=_swap("no-control-variate")),
+                  ("bylinkin.thm2/rate-df", "bylinkin.thm2/separation-dg", "bylinkin.thm2/rate-df-fixed-mu"),
+                  apply=_swap("no-control-variate")),
     BrokenVariant("acc_vrcs/p-uniform", "algorithm", "AccVRCS with p = q = 1/2 instead of tuning (24)",
                   ("bylinkin.thm3/separation-dg", "bylinkin.thm3.mg/rate-dg"), apply=_swap("acc-p-uniform")),
     BrokenVariant("acc_vrcs/tau-squared", "algorithm",
                   "AccVRCS interpolation tau = theta mu/(3q) (the square root of (24) dropped)",
-                  ("bylinkin.thm3/rate-df", "bylinkin.thm3/acceleration"), apply=_swap("acc-tau-squared")),
+                  ("bylinkin.thm3/rate-df", "bylinkin.thm3/acceleration", "bylinkin.thm3/rate-df-fixed-mu"),
+                  apply=_swap("acc-tau-squared")),
     BrokenVariant("c_acc_extragradient/outer-theta-from-lf", "algorithm",
                   "outer step theta_f = 1/(2 L_f) (Kovalev et al.'s L_p read as the smoothness of f, not delta_f)",
                   ("bylinkin.thm4/l-free",), apply=_swap("outer-theta-from-lf")),
