@@ -45,6 +45,7 @@ from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.bylinkin import (
     _COMMON,
+    _NONCONVEX,
     _SEP,
     _VR,
     _a4_tuning,
@@ -487,6 +488,12 @@ CLAIMS: tuple[Any, ...] = (
         "length 1, 4 iterations from x* + 1", why="On the branch T = 1 (probability q per epoch) the epoch is an "
         "exact step and AccVRCS is a deterministic linear recursion; its output is y_K (Line 10)",
         metric="deviation", x="iteration", params=dict(_VR), **_COMMON),
+    AccBranchClaim(
+        id="bylinkin.thm7/branch-map-nonconvex", theorem="bylinkin.thm7", title="AccVRCS: exact iterates on the "
+        "branch T = 1 with non-convex f and g", algorithm="acc_vrcs", regime="as bylinkin.thm7/branch-map, "
+        "f = h/2 + S and g = h/2 - S non-convex, server perturbations with eigenvalue -delta (h_1 convex)",
+        why="Section 6 allows non-convex f and g; tuning (24) uses delta = the largest modulus of the perturbation's "
+        "eigenvalues", metric="deviation", x="iteration", params={**_VR, **_NONCONVEX}, **_COMMON),
     AccBranchClaim(
         id="bylinkin.thm7/printed-line7", theorem="bylinkin.thm7", title="AccVRCS as printed (Line 7 sign of t_k) "
         "against the proof's recursion on the branch T = 1", algorithm="acc_vrcs", regime="as "
