@@ -19,7 +19,7 @@ from fedrates.solvers.errors import InputError
 from fedrates.verify.commands._common import validate_verify
 
 PROFILES = ("quick", "standard", "full")
-OK_VERDICTS = {"pass", "erratum"}
+OK_VERDICTS = {"pass", "erratum", "informational"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -78,21 +78,24 @@ def main(args: argparse.Namespace) -> int:
     verdicts = summary["verdicts"]
     if args.json:
         from fedrates.verify.commands._common import print_json
+        from fedrates.verify.errata import HEADLINE_KINDS, count_kinds
 
-        print_json(verdicts)
+        kinds = count_kinds(v.get("erratum_kind") for v in verdicts if v["verdict"] == "erratum")
+        counts: dict[str, int] = {}
+        for v in verdicts:
+            counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
+        print_json({"verdicts": verdicts, "counts": counts, "erratum_kinds": kinds,
+                    "paper_errors": sum(n for k, n in kinds.items() if k in HEADLINE_KINDS)})
     else:
         _print_table(verdicts, out, elapsed, summary.get("kept", []))
     return 0 if all(v["verdict"] in OK_VERDICTS for v in verdicts) else 1
 
 
 def _print_table(verdicts: list[dict], out: Path, elapsed: float, kept: list[str] = ()) -> None:
-    from fedrates.reports.terminal import print_verdicts
+    from fedrates.reports.terminal import print_verdicts, summary_line
 
     console = print_verdicts(verdicts, sys.stdout, tty=sys.stdout.isatty())
-    counts: dict[str, int] = {}
-    for v in verdicts:
-        counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
-    console.print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f" in {elapsed:.0f} s")
+    console.print(summary_line(verdicts) + f" in {elapsed:.0f} s")
     if kept:
         console.print(f"{out}/ also keeps {len(kept)} claim(s) verified by earlier runs (profile and date shown per "
                       f"claim in the report; --replace drops them)")
