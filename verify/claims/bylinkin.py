@@ -1232,6 +1232,9 @@ class VRScalingClaim(_BylinkinClaim):
     #: (4/τ)·ln(1/ε) iterations (AccVRCS): correct runs need 3-8% of it; a run beyond it is reported as not reached
     cap: float = 1.0
     n_seeds: dict = field(default_factory=lambda: {"quick": 8, "standard": 16, "full": 40})
+    #: hitting times over 4 grid points × up to 32 seeds (VRCS epochs of mean length 1/q up to 145): 20-60 s each
+    #: at quick on a loaded 2-core machine, so twice the default budget
+    budget: dict = field(default_factory=lambda: {"quick": 300.0, "standard": 900.0, "full": 3600.0})
 
     def _key(self) -> str:
         return {"delta_f/mu": "mu", "delta_f": "delta_f"}.get(self.variable, "delta_g")
