@@ -1848,6 +1848,20 @@ def _variant_classes() -> dict[str, Any]:
             return t
 
     @dataclass(frozen=True, kw_only=True)
+    class SCEtaDouble(SCAccExtragradient):
+        def tuning(self, sp):  # noqa: ANN001, ANN202 - variant: eta = sqrt(theta/mu) (the 1/2 of (9) dropped)
+            t = super().tuning(sp)
+            t["eta"] = 2 * t["eta"]
+            return t
+
+    @dataclass(frozen=True, kw_only=True)
+    class SCNoInterpolation(SCAccExtragradient):
+        def tuning(self, sp):  # noqa: ANN001, ANN202 - variant: x_under = x_k (tau = 1)
+            t = super().tuning(sp)
+            t["tau"] = 1.0
+            return t
+
+    @dataclass(frozen=True, kw_only=True)
     class TauFDouble(CAccExtragradient):
         def tuning(self, sp):  # noqa: ANN001, ANN202 - variant
             t = super().tuning(sp)
@@ -1920,6 +1934,8 @@ def variant_algorithm(key: str) -> Any:
         "no-control-variate": lambda: cls["NoControlVariate"](),
         "inner-one-step": lambda: algorithms.make("c_acc_extragradient", accuracy_factor=1e12, subproblem="boundary"),
         "tau-f-double": lambda: cls["TauFDouble"](subproblem="boundary"),
+        "sc-eta-double": lambda: cls["SCEtaDouble"](),
+        "sc-no-interpolation": lambda: cls["SCNoInterpolation"](),
         "outer-theta-from-lf": lambda: cls["OuterThetaFromLf"](subproblem="boundary"),
         "acc-alpha-sqrt3": lambda: cls["AccAlphaSqrt3"](),
         "acc-tau-double": lambda: cls["AccTauDouble"](),
@@ -2032,6 +2048,12 @@ VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant("c_acc_extragradient/outer-theta-from-lf", "algorithm",
                   "outer step theta_f = 1/(2 L_f) (Kovalev et al.'s L_p read as the smoothness of f, not delta_f)",
                   ("bylinkin.thm4/l-free",), apply=_swap("outer-theta-from-lf")),
+    BrokenVariant("sc_acc_extragradient/eta-double", "algorithm", "step eta = sqrt(theta/mu), twice tuning (9)",
+                  ("bylinkin.thm5.corrected/counterexample",), apply=_swap("sc-eta-double")),
+    BrokenVariant("sc_acc_extragradient/no-interpolation", "algorithm",
+                  "SC-AccExtragradient without the interpolation: tau = 1 (x_under_k = x_k)",
+                  ("bylinkin.thm1/rounds-to-eps", "bylinkin.thm1.mg/rounds-to-eps"),
+                  apply=_swap("sc-no-interpolation")),
     BrokenVariant("c_acc_extragradient/tau-f-double", "algorithm",
                   "outer momentum tau_f = sqrt(mu theta_f) (the factor 1/2 of Kovalev et al.'s tuning dropped)",
                   ("bylinkin.thm4/outer-lyapunov",), apply=_swap("tau-f-double")),
