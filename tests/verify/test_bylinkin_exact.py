@@ -107,7 +107,8 @@ def test_printed_line7_follows_the_printed_recursion():
 @pytest.mark.parametrize("variant_id", ["c_acc_extragradient/tau-f-double", "acc_vrcs/alpha-sqrt3",
                                         "acc_vrcs/tau-double", "sc_acc_extragradient/returns-xbar",
                                         "aeg/returns-xbar", "c_acc_extragradient/returns-xbar", "acc_vrcs/returns-z",
-                                        "acc_vrcs/printed-sign"])
+                                        "acc_vrcs/printed-sign", "sc_acc_extragradient/eta-double",
+                                        "sc_acc_extragradient/no-interpolation"])
 def test_new_variants_fail_their_first_claim(variant_id):
     variant = next(v for v in bylinkin.VARIANTS if v.id == variant_id)
     claim = variant.apply(get_claim(variant.claims[0]))
