@@ -18,6 +18,8 @@ Claims (predictions computed from the instance matrices, independently of the al
   the drift of the Õ's log factor (band [0.45, 0.75]), and no outer step needs more inner iterations than Theorem 8's
   sufficient count;
 * ``bylinkin.thm4/aeg-ratio``      — R_f(C-AccExtragradient)/R_f(AEG) has exponent −½ in (δ_f + δ_g)/δ_f and is < 1;
+* ``bylinkin.thm4/l-free``         — the same M_f rounds over L ∈ [1, 1000] at fixed μ, δ_f, δ_g: exponent 0 ± 0.1 in L
+  (no smoothness constant enters the paper's rates; L is only inside the log of Theorem 4's Õ);
 * ``bylinkin.thm4/exact-contraction`` — the projection of x_k − x* on the bottom eigenvector of H contracts by
   exactly 1 − ½√(μθ_f) per outer step (inner phase stopped by criterion (6)), and the spectral radius of the outer
   iteration with exact subproblems equals that factor;
@@ -49,8 +51,12 @@ Claims (predictions computed from the instance matrices, independently of the al
   relative gap ε as scaling laws: exponent fitted over a δ grid with a bootstrap CI over seeds (1 and ½ in δ_f/μ, 0 in
   δ_g for M_f; for M_g the exponent of the theorem's explicit count over the grid); ``bylinkin.thm3/acceleration`` —
   VRCS epochs over AccVRCS iterations grow as (δ_f/μ)^{1/2};
+* ``bylinkin.thm2/rate-df-fixed-mu`` and ``bylinkin.thm3/rate-df-fixed-mu`` — the δ_f exponents (1 and ½) over a δ_f
+  grid at fixed μ and δ_g (p = q and the epoch length change along it);
 * ``bylinkin.thm6/exact-mean`` and ``bylinkin.thm6/epoch-rounds`` — VRCS: exact mean of the epoch operator
   qN(I − (1 − q)N)^{-1} (Geom(q) on {1, 2, ...}) and expected rounds 1 + p/q, 1 + (1 − p)/q per epoch;
+  ``bylinkin.thm6/exact-mean-nonconvex`` — the same with non-convex f, g (``components=indefinite``) and
+  perturbations whose norm is attained by a negative eigenvalue (``perturbation=mixed``);
 * ``bylinkin.thm7/exact-mean``      — AccVRCS: exact mean recursion of (z, y) (sensitive to the sign of t_k);
 * ``bylinkin.thm7.mf.corrected/rounds``, ``bylinkin.thm7.mg.corrected/rounds`` — AccVRCS rounds per iteration
   2 + p/q and 2 + (1 − p)/q (the round for t_k counted; the proof's 1 + p/q omitting it is a catalogue note of kind
