@@ -56,7 +56,9 @@ def test_every_claim_is_registered_with_a_variant():
 def test_correct_algorithms_pass(claim_id):
     verdict, records = _verdict(claim_id)
     rec.validate(records)
-    expected = "erratum" if claim_id in ERRATA else "pass"
+    # claims that declare why they cannot fail in practice pass as "informational" (never counted as verified)
+    informational = get_claim(claim_id).informational
+    expected = "erratum" if claim_id in ERRATA else ("informational" if informational else "pass")
     assert verdict["verdict"] == expected, verdict["message"]
     assert verdict["reference"]["sufficient"] is True
 
