@@ -16,7 +16,7 @@ statistics of the claim's check):
   held-out band ``C(1 + margin)·rhs``; the exact expectation; or the predicted ordering of a comparison;
 * a red "loose" stamp when the largest measured/bound ratio is below 10⁻³ (the bound cannot discriminate).
 
-Verdicts without a ``plot`` description (files written by older versions) get the mean and the ``bound`` column.
+Verdicts without a ``plot`` description (files written by older versions) get one computed from the records.
 Non-positive values cannot be drawn on log axes; the axes are then linear.
 """
 
@@ -76,38 +76,6 @@ def format_fit_label(fit: Mapping[str, Any]) -> str:
     return label
 
 
-def _final_rows(df: pd.DataFrame, x: str) -> pd.DataFrame:
-    if x == "round" or "round" not in df.columns:
-        return df
-    keys = [c for c in ("point", "seed", x) if c in df.columns]
-    last = df.groupby(keys, sort=False)["round"].transform("max")
-    return df[df["round"] == last]
-
-
-def _fallback_spec(df: pd.DataFrame, verdict: Mapping[str, Any]) -> dict[str, Any]:
-    """Mean per x and the ``bound`` column, for verdicts stored without a plot description."""
-    x = verdict["x"]
-    categorical = not pd.api.types.is_numeric_dtype(df[x]) or x == "seed"
-    key = df[x].astype(str) if categorical else df[x]
-    mean = df.groupby(key, sort=not categorical)["value"].mean()
-    xs = list(mean.index)
-    spec: dict[str, Any] = {
-        "x": x, "metric": verdict.get("metric"), "categorical": categorical, "kind": "mean",
-        "statistic": "arithmetic mean over seeds", "interval": "not stored",
-        "points": {"x": xs, "center": mean.tolist(), "lo": mean.tolist(), "hi": mean.tolist()},
-        "prediction": None, "bound_ratio": verdict.get("bound_ratio"), "loose": verdict.get("loose"),
-    }
-    if "bound" in df.columns:
-        bound = df.groupby(key, sort=not categorical)["bound"].mean().reindex(xs)
-        if np.all(np.isfinite(bound.to_numpy(dtype=float))):
-            spec["prediction"] = {"kind": "bound", "x": xs, "y": bound.tolist(), "source": "records"}
-    fit = verdict.get("fit")
-    if isinstance(fit, Mapping) and fit.get("slope") is not None:
-        spec["prediction"] = {"kind": "slope", "slope": None, "tolerance": None, "anchor_x": math.nan,
-                              "anchor_y": math.nan, "fit": dict(fit)}
-    return spec
-
-
 def claim_figure(records_for_claim: pd.DataFrame, verdict: Mapping[str, Any],
                  spec: Mapping[str, Any] | None = None) -> Figure:
     """One claim's figure (see the module docstring) on a figure of its own.
@@ -121,20 +89,13 @@ def claim_figure(records_for_claim: pd.DataFrame, verdict: Mapping[str, Any],
 
 
 def _rows(records: pd.DataFrame, verdict: Mapping[str, Any], spec: Mapping[str, Any] | None) -> pd.DataFrame:
-    x = (spec or {}).get("x") or verdict.get("x")
-    metric = (spec or {}).get("metric") or verdict.get("metric")
-    claim = str(verdict.get("claim", ""))
-    if not x or x not in records.columns:
-        raise ValueError(f"claim '{claim}': x column '{x}' is not in the records")
-    if "value" not in records.columns:
-        raise ValueError(f"claim '{claim}': records have no 'value' column")
-    df = records
-    if metric is not None and "metric" in df.columns:
-        df = df[df["metric"] == metric]
-    df = _final_rows(df, x)
-    df = df[np.isfinite(df["value"].to_numpy(dtype=float))]
-    if df.empty:
-        raise ValueError(f"claim '{claim}': no finite '{metric}' values to plot against '{x}'")
+    """The rows the figure draws, with its x variable as a column (see :func:`fedrates.verify.plotdata.resolve`)."""
+    from fedrates.verify.plotdata import resolve
+
+    spec = spec or {}
+    x = spec.get("declared_x") or spec.get("x") or verdict.get("x")
+    metric = spec.get("declared_metric") or spec.get("metric") or verdict.get("metric")
+    df, _, _, _ = resolve(records, x, metric, claim=str(verdict.get("claim", "")))
     return df
 
 
@@ -142,9 +103,11 @@ def draw_claim(ax: Axes, records: pd.DataFrame, verdict: Mapping[str, Any],
                spec: Mapping[str, Any] | None = None) -> Axes:
     """Draw one claim's figure into ``ax``; ``spec`` defaults to ``verdict["plot"]`` (else a fallback)."""
     spec = spec if spec is not None else verdict.get("plot")
+    if not isinstance(spec, Mapping) or (spec.get("x") not in records.columns and "declared_x" not in spec):
+        from fedrates.verify.plotdata import plot_spec
+
+        spec = plot_spec(records, verdict)
     df = _rows(records, verdict, spec)
-    if not isinstance(spec, Mapping):
-        spec = _fallback_spec(df, verdict)
     x = spec["x"]
     points = spec["points"]
     centers = np.array([_f(v) for v in points["center"]])
@@ -192,15 +155,21 @@ def draw_claim(ax: Axes, records: pd.DataFrame, verdict: Mapping[str, Any],
     verdict_key = str(verdict.get("verdict", ""))
     ax.set_title(_plain(f"{verdict.get('claim', '')} — {verdict_key}"), fontsize=9,
                  color=VERDICT_COLOURS.get(verdict_key, "black"), loc="left")
-    ax.set_xlabel(_plain(x if not single else f"{x} = {_label(points['x'][0])}"))
-    ax.set_ylabel(_plain(spec.get("metric") or "value"))
+    from fedrates.verify.plotdata import axis_label
+
+    xlabel = spec.get("label") or axis_label(x)
+    ax.set_xlabel(_plain(xlabel if not single else f"{xlabel} = {_label(points['x'][0])}"), fontsize=10)
+    ax.set_ylabel(_plain(spec.get("metric_label") or axis_label(spec.get("metric"))), fontsize=10)
+    if spec.get("note"):
+        ax.text(0.01, 0.99, _plain(spec["note"]), transform=ax.transAxes, ha="left", va="top", fontsize=7.5,
+                color="#555555", wrap=True, zorder=6)
     if spec.get("loose"):
         ratio = spec.get("bound_ratio")
         text = "LOOSE bound" + (f": measured/bound = {_f(ratio):.2g} < 1e-3" if ratio is not None else "")
         ax.text(0.98, 0.03, text, transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color="#b00020",
                 weight="bold", bbox={"facecolor": "white", "edgecolor": "#b00020", "boxstyle": "round"}, zorder=6)
-    # below the axes, so that it never hides a curve
-    ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
+    # inside the axes, where it hides the least data, at body text size
+    ax.legend(fontsize=8, loc="best", framealpha=0.85)
     ax.grid(True, which="major", alpha=0.3)
     return ax
 

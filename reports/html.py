@@ -1,11 +1,17 @@
-"""Self-contained HTML report of stored records and verdicts.
+"""Self-contained HTML report of stored records and verdicts, in the order a reviewer reads it.
 
-One file, viewable offline: inline CSS, inline SVG figures (text drawn as paths), no scripts, no external
-fonts or stylesheets. Statements are shown as their LaTeX source in a code block (no MathJax, which would need
-the network). Every string taken from the data passes through jinja2 autoescaping.
+One file, viewable offline: inline CSS, inline SVG figures (text drawn as paths), MathML for the mathematics (which
+browsers render natively), no scripts, no external fonts or stylesheets. Every string taken from the data passes
+through jinja2 autoescaping; MathML is produced by converters from the LaTeX statement (``latex2mathml``) or from
+the catalogued theorem's sympy right-hand side, never from raw text, and the LaTeX source stays available in a
+``<details>`` element.
 
-Layout: summary (counts per verdict, colour-coded table), errata (prominent), one section per claim (statement,
-measured / predicted / tolerance, verdict and message, conditions with ✓/✗, constants, figure), provenance.
+Layout: a table of contents; one scorecard per paper (each catalogued theorem, lemma or remark with its verdict:
+verified with the number of claims that can fail, informational, erratum of a kind, conditions not met, not
+covered), each linked to its claims; the errata grouped by kind (headline kinds first), one entry per erratum
+with location, what the paper says, what is true, the evidence and its claims; a one-line-per-claim table; one
+section per claim (statement, measured / predicted / tolerance, verdict and message, one condition table with the
+sweep points as columns, constants, figure); the runs; provenance (local paths removed).
 """
 
 from __future__ import annotations
@@ -13,9 +19,12 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +41,8 @@ __all__ = ["VERDICTS", "build_context", "render_html", "render_html_string"]
 VERDICTS = ("pass", "fail", "erratum", "informational", "conditions-not-met", "inconclusive", "error")
 
 _TEMPLATES = Path(__file__).with_name("templates")
+#: folder of a run directory holding the figures already drawn (SVG named by the digest of their inputs)
+FIGURE_CACHE = ".figures"
 
 
 def _environment() -> jinja2.Environment:
@@ -130,8 +141,44 @@ def _paper(theorem: str) -> str:
     return f"{authors}, “{title}”"
 
 
+def figure_digest(rows: pd.DataFrame, verdict: Mapping[str, Any]) -> str:
+    """A digest of everything a claim's figure is drawn from: its records, its verdict and the drawing code."""
+    import hashlib
+
+    h = hashlib.sha256()
+    h.update(pd.util.hash_pandas_object(rows.reset_index(drop=True), index=False).to_numpy().tobytes())
+    h.update(",".join(map(str, rows.columns)).encode())
+    h.update(json.dumps(verdict, sort_keys=True, default=str).encode())
+    for module in (figures, sys.modules["fedrates.verify.plotdata"]):
+        h.update(Path(module.__file__).read_bytes())
+    return h.hexdigest()[:32]
+
+
+def cached_svg(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path | None) -> str:
+    """The claim's figure as SVG (ids unprefixed), read from ``cache`` when drawn before from the same records,
+    verdict and code (:func:`figure_digest`), else drawn and stored there. Raises ValueError as
+    :func:`fedrates.reports.figures.claim_figure` does."""
+    import fedrates.verify.plotdata  # noqa: F401 - part of the digest
+
+    path = None
+    if cache is not None:
+        path = cache / f"{figure_digest(rows, verdict)}.svg"
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    svg = figures.to_svg(figures.claim_figure(rows, verdict))
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(svg, encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:  # a read-only folder: the report is still written
+            pass
+    return svg
+
+
 def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame,
-                shared: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+                shared: Mapping[str, Mapping[str, Any]] | None = None, cache: Path | None = None) -> dict[str, Any]:
     claim = str(verdict.get("claim", f"claim {index}"))
     key = str(verdict.get("verdict", "unknown"))
     known = key if key in VERDICTS else "unknown"
@@ -150,7 +197,7 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame,
         note = "The verdict names no swept parameter to plot against."
     else:
         try:
-            svg = Markup(figures.to_svg(figures.claim_figure(rows, verdict), id_prefix=f"c{index}-"))
+            svg = Markup(figures.prefix_ids(cached_svg(rows, verdict, cache), f"c{index}-"))
         except ValueError as exc:
             note = f"Figure unavailable: {exc}"
     draw_paper = paper_figures.PAPER_FIGURES.get(claim)
@@ -170,13 +217,16 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame,
         "algorithm": str(verdict.get("algorithm", "")),
         "problem": str(verdict.get("problem", "")),
         "verdict": key,
+        "short": _short_claim(claim),
         "verdict_key": known,
         "css": f"v-{known}",
         "measured": _fmt(verdict.get("measured")),
         "predicted": _fmt(verdict.get("predicted")),
         "tolerance": _fmt(verdict.get("tolerance")),
         "regime": str(verdict.get("regime", "") or ""),
-        "conditions": [_condition(c) for c in verdict.get("conditions") or [] if isinstance(c, Mapping)],
+        "conditions": _condition_table(verdict.get("conditions") or []),
+        "statement_math": math_from_latex(str(verdict.get("statement", "") or "")),
+        "theorem_math": math_from_theorem(str(verdict.get("theorem", ""))),
         "constants": _constant_rows(constants) if isinstance(constants, Mapping) else [],
         "loose": bool(verdict.get("loose")),
         "bound_ratio": _fmt(ratio) if isinstance(ratio, (int, float)) else "",
@@ -187,7 +237,7 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame,
         "run": _run_text(verdict),
         "paper": _paper(str(verdict.get("theorem", ""))),
         "seeds": _seeds(verdict.get("seeds")),
-        "message": str(verdict.get("message", "") or ""),
+        "message": scrub_paths(str(verdict.get("message", "") or "")),
         "margin": str((verdict.get("margin") or {}).get("text", "") or ""),
         "informational": str(verdict.get("informational") or ""),
         "erratum_kind": str(verdict.get("erratum_kind") or ""),
@@ -199,6 +249,195 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame,
         "paper_svg": paper_svg,
         "figure_note": note,
     }
+
+
+_MATH_UNSAFE = re.compile(r"<\s*(script|style|iframe|object|embed|a|img|foreignobject)\b|\son\w+\s*=|javascript:",
+                          re.IGNORECASE)
+
+
+def looks_like_prose(text: str) -> bool:
+    """Whether a "statement" is a sentence rather than a formula: six or more words of four letters or more outside
+    LaTeX commands and ``\\text{…}`` (a sentence set as math would lose its spaces)."""
+    bare = re.sub(r"\\(?:text|mathrm|operatorname|mbox)\{[^}]*\}", " ", text)
+    bare = re.sub(r"\\[A-Za-z]+", " ", bare)
+    return len(re.findall(r"(?<![A-Za-z])[A-Za-z]{4,}(?![A-Za-z])", bare)) >= 6
+
+
+def math_from_latex(latex: str, display: bool = True) -> Markup | None:
+    """MathML of a LaTeX formula (``latex2mathml``), or None when it cannot be converted (the package is missing,
+    the LaTeX is outside what it parses, or the output holds anything but MathML)."""
+    if not latex or not latex.strip() or looks_like_prose(latex):
+        return None
+    try:
+        from latex2mathml.converter import convert
+    except ImportError:  # pragma: no cover - a declared dependency
+        return None
+    try:
+        out = convert(latex, display="block" if display else "inline")
+    except Exception:  # noqa: BLE001 - any parse failure: the LaTeX source is shown instead
+        return None
+    out = re.sub(r'\s+xmlns="[^"]*"', "", out, count=1)  # the HTML parser supplies the MathML namespace
+    if _MATH_UNSAFE.search(out) or not out.startswith("<math"):
+        return None
+    return Markup(out)
+
+
+def math_from_theorem(theorem_id: str) -> Markup | None:
+    """MathML of a catalogued theorem, ``lhs ≤ rhs`` (sympy's presentation printer), or None."""
+    try:
+        from fedrates.bounds import catalog
+
+        theorem = catalog.get(theorem_id)
+        from sympy.printing.mathml import mathml
+
+        rhs = mathml(theorem.rhs, printer="presentation")
+    except Exception:  # noqa: BLE001 - not catalogued, or no sympy right-hand side
+        return None
+    lhs = html_escape(str(getattr(theorem, "lhs", "") or "").replace("_", " "))
+    relation = {"order": "&#x2272;"}.get(str(getattr(theorem, "kind", "")), "&#x2264;")
+    out = (f'<math display="block"><mrow><mtext>{lhs}</mtext><mo>{relation}</mo>{rhs}</mrow></math>'
+           if lhs else f'<math display="block">{rhs}</math>')
+    return None if _MATH_UNSAFE.search(out) else Markup(out)
+
+
+_LOCAL_PATH = re.compile(r"""(?:/(?:home|root|Users|work|tmp|opt|usr|var|private)/|[A-Za-z]:\\)[^\s"',;]*""")
+
+
+def scrub_paths(text: str) -> str:
+    """``text`` with absolute paths of the local machine replaced by their last component (a report is shared:
+    it must not show where the user keeps files or which interpreter ran)."""
+    return _LOCAL_PATH.sub(lambda m: "…/" + re.split(r"[/\\]", m.group(0).rstrip("/\\"))[-1], text)
+
+
+#: a condition stored per sweep point: ``"[mu=0.025] mu < delta_f"`` or ``"K=2, E=5: a >= 4*L/mu"``
+_BRACKET_POINT = re.compile(r"^\[([^\]]{1,60})\]\s*(.+)$", re.DOTALL)
+_COLON_POINT = re.compile(r"^((?:[^\s=:,]{1,12}\s*=\s*[^\s=:,]+)(?:,\s*[^\s=:,]{1,12}\s*=\s*[^\s=:,]+)*):\s+(.+)$",
+                          re.DOTALL)
+
+
+def _condition_table(conditions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The claim's conditions as one table: one row per condition, one column per sweep point.
+
+    Conditions stored per point read ``"<point>: <condition>"`` (e.g. ``"K=2, E=5: a >= 4*L/mu"``, the point a
+    list of ``name=value``) or ``"[<point>] <condition>"``; other conditions hold for every point."""
+    points: list[str] = []
+    rows: dict[str, dict[str, dict[str, str]]] = {}
+    for item in conditions:
+        if not isinstance(item, Mapping):
+            continue
+        text = str(item.get("condition", ""))
+        m = _BRACKET_POINT.match(text) or _COLON_POINT.match(text)
+        point, cond = (m.group(1).strip(), m.group(2).strip()) if m else ("", text)
+        if point not in points:
+            points.append(point)
+        rows.setdefault(cond, {})[point] = _condition(item)
+    columns = [p or "every point" for p in points] if points != [""] else ["holds"]
+    body = [{"condition": cond, "cells": [cells.get(p) for p in points]} for cond, cells in rows.items()]
+    return {"columns": columns, "rows": body, "values": any(c and c["value"] not in ("", "—")
+                                                             for r in body for c in r["cells"])}
+
+
+def paper_of(claim: Mapping[str, Any]) -> str:
+    """The paper key of a claim view: its theorem's prefix, else its claim id's prefix."""
+    from fedrates.papers import PAPERS
+
+    for text in (str(claim.get("theorem", "")), str(claim.get("claim", ""))):
+        key = text.split(".", 1)[0]
+        if key in PAPERS:
+            return key
+    return "other"
+
+
+def _short_claim(claim: str) -> str:
+    return claim.split("/", 1)[1] if "/" in claim else claim
+
+
+#: order of a theorem's statuses on its scorecard row
+_STATUS_ORDER = ("fail", "error", "erratum", "inconclusive", "verified", "informational", "conditions-not-met")
+
+
+def scorecards(claims: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One scorecard per paper: each catalogued theorem (theorem, lemma, remark, figure …) of the paper and each
+    theorem id a claim names, with its statuses (verified with the number of claims that can fail — verdict
+    ``pass``, not informational —, informational, erratum by kind, conditions not met, fail, error, inconclusive,
+    not covered) and links to its claims."""
+    from fedrates.papers import PAPERS
+
+    try:
+        from fedrates.bounds import catalog
+
+        catalogued = list(catalog.ids())
+    except Exception:  # noqa: BLE001 - a broken catalogue must not stop the report
+        catalogued = []
+    by_theorem: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for c in claims:
+        by_theorem.setdefault((paper_of(c), c["theorem"]), []).append(c)
+    papers = sorted({p for p, _ in by_theorem} & set(PAPERS))
+    cards = []
+    for paper in papers:
+        ids = [t for t in catalogued if t.split(".", 1)[0] == paper]
+        ids += sorted(t for p, t in by_theorem if p == paper and t not in ids)
+        rows = []
+        for tid in ids:
+            own = by_theorem.get((paper, tid), [])
+            label, title = tid, ""
+            try:
+                theorem = catalog.get(tid)
+                label, title = str(theorem.label or tid), str(theorem.title or "")
+            except Exception:  # noqa: BLE001 - a claim's theorem id outside the catalogue
+                title = next((c["title"] for c in own if c.get("title")), "")
+            statuses: dict[str, dict[str, Any]] = {}
+            for c in own:
+                key = {"pass": "verified"}.get(c["verdict"], c["verdict"])
+                if key == "erratum":
+                    key = f"erratum: {c['erratum_kind'] or 'unclassified'}"
+                entry = statuses.setdefault(key, {"key": key, "n": 0, "css": c["css"]})
+                entry["n"] += 1
+            ordered = sorted(statuses.values(), key=lambda e: next(
+                (i for i, k in enumerate(_STATUS_ORDER) if e["key"].startswith(k)), len(_STATUS_ORDER)))
+            for e in ordered:
+                e["text"] = (f"verified ({e['n']} claim{'s' if e['n'] != 1 else ''} that can fail)"
+                             if e["key"] == "verified" else e["key"] + (f" ×{e['n']}" if e["n"] > 1 else ""))
+            if not own:
+                ordered = [{"key": "not covered", "n": 0, "css": "v-not-covered", "text": "not covered"}]
+            rows.append({"id": tid, "anchor": f"theorem-{paper}-{tid}", "label": label, "title": title,
+                         "statuses": ordered,
+                         "claims": [{"anchor": c["anchor"], "short": _short_claim(c["claim"]), "css": c["css"]}
+                                    for c in own]})
+        counts: dict[str, int] = {}
+        for r in rows:
+            top = r["statuses"][0]["key"].split(":")[0]
+            counts[top] = counts.get(top, 0) + 1
+        cards.append({"paper": paper, "authors": PAPERS[paper][0], "title": PAPERS[paper][1], "rows": rows,
+                      "anchor": f"scorecard-{paper}",
+                      "counts": ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: next(
+                          (i for i, s in enumerate((*_STATUS_ORDER, "not covered")) if kv[0].startswith(s)), 99)))})
+    return cards
+
+
+def errata_groups(errata: Sequence[Mapping[str, Any]] | None,
+                  anchors: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The errata grouped by kind, headline kinds (:data:`HEADLINE_KINDS`) first, then the others in
+    :data:`ERRATUM_KINDS` order, then unclassified entries (written by older versions); one entry per erratum,
+    with MathML of the theorem it concerns and links to its claims."""
+    groups: dict[str, dict[str, Any]] = {}
+    for i, e in enumerate(sort_errata(errata), start=1):
+        kind = e["kind"] or "unclassified"
+        group = groups.setdefault(kind, {"kind": kind, "title": KIND_TITLES.get(kind, "kind not recorded"),
+                                         "headline": kind in HEADLINE_KINDS, "entries": [],
+                                         "anchor": f"errata-{kind}"})
+        theorems = [t.strip() for t in e["theorem"].split(",") if t.strip()]
+        claims = [c.strip() for c in e["claims"].split(",") if c.strip()]
+        if not claims and e["resolution"].startswith("claim "):
+            claims = [e["resolution"][len("claim "):].strip()]
+        group["entries"].append(e | {
+            "anchor": f"erratum-{i}",
+            "math": next((m for m in (math_from_theorem(t) for t in theorems) if m is not None), None),
+            "quote_math": math_from_latex(e["quote"], display=False) if "\\" in e["quote"] else None,
+            "claim_links": [{"claim": c, "anchor": anchors.get(c, "")} for c in claims],
+        })
+    order = [*HEADLINE_KINDS, *(k for k in ERRATUM_KINDS if k not in HEADLINE_KINDS)]
+    return sorted(groups.values(), key=lambda g: order.index(g["kind"]) if g["kind"] in order else len(order))
 
 
 def sort_errata(errata: Sequence[Mapping[str, Any]] | None) -> list[dict[str, str]]:
@@ -222,7 +461,7 @@ def _provenance_rows(provenance: Mapping[str, Any]) -> list[tuple[str, str]]:
                 text = text[:600] + " …"
         else:
             text = _fmt(value)
-        rows.append((str(key), text))
+        rows.append((str(key), scrub_paths(text)))
     return rows
 
 
@@ -233,10 +472,14 @@ def build_context(
     errata: Sequence[Mapping[str, Any]],
     title: str = "fedrates verification report",
     shared: Mapping[str, Mapping[str, Any]] | None = None,
+    cache: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """The template context: formatted strings, figures as SVG markup (reused from ``shared``, see
     :func:`fedrates.reports.pdf.render_pdf`, when given), verdict counts."""
-    claims = [_claim_view(i, v, records, shared) for i, v in enumerate(verdicts, start=1)]
+    cache_path = Path(cache) if cache is not None else None
+    by_claim = dict(tuple(records.groupby("claim", sort=False))) if "claim" in records.columns else {}
+    claims = [_claim_view(i, v, by_claim.get(str(v.get("claim")), records.iloc[0:0]), shared, cache_path)
+              for i, v in enumerate(verdicts, start=1)]
     seen = [c["verdict"] for c in claims]
     order = list(VERDICTS) + sorted(set(seen) - set(VERDICTS))
     counts = [
@@ -253,8 +496,30 @@ def build_context(
         row["variants"] += c["n_variants"]
     from fedrates.papers import PAPERS
 
-    used = sorted({c["theorem"].split(".", 1)[0] for c in claims} & set(PAPERS))
+    used = sorted({paper_of(c) for c in claims} & set(PAPERS))
+    runs: list[str] = []
+    for c in claims:  # run metadata once per run, claims carry the run's number when there are several
+        if c["run"] and c["run"] not in runs:
+            runs.append(c["run"])
+    for c in claims:
+        c["run_number"] = runs.index(c["run"]) + 1 if c["run"] in runs and len(runs) > 1 else 0
+    anchors = {c["claim"]: c["anchor"] for c in claims}
+    cards = scorecards(claims)
+    groups = errata_groups(errata, anchors)
+    for c in claims:
+        c["paper_id"] = paper_of(c)
+        c["theorem_anchor"] = f"theorem-{c['paper_id']}-{c['theorem']}"
+    by_paper = [{"id": p, "anchor": f"claims-{p}", "claims": [c for c in claims if c["paper_id"] == p]}
+                for p in used]
+    rest = [c for c in claims if c["paper_id"] not in used]
+    if rest:
+        by_paper.append({"id": "other", "anchor": "claims-other", "claims": rest})
     return {
+        "scorecards": cards,
+        "errata_groups": groups,
+        "n_errata": sum(len(g["entries"]) for g in groups),
+        "runs": runs,
+        "claims_by_paper": by_paper,
         "discriminating": sorted(discriminating.values(), key=lambda r: r["algorithm"]),
         "papers": [{"id": p, "authors": PAPERS[p][0], "title": PAPERS[p][1]} for p in used],
         "title": str(title),
@@ -277,10 +542,12 @@ def render_html_string(
     errata: Sequence[Mapping[str, Any]],
     title: str = "fedrates verification report",
     shared: Mapping[str, Mapping[str, Any]] | None = None,
+    cache: str | os.PathLike[str] | None = None,
 ) -> str:
-    """The report as one HTML document (see the module docstring)."""
+    """The report as one HTML document (see the module docstring); ``cache``: a folder of figures drawn before,
+    reused when their records, verdict and drawing code are unchanged (:func:`cached_svg`)."""
     template = _environment().get_template("report.html.j2")
-    return template.render(**build_context(records, verdicts, provenance, errata, title, shared))
+    return template.render(**build_context(records, verdicts, provenance, errata, title, shared, cache))
 
 
 def _umask_mode() -> int:
@@ -298,11 +565,17 @@ def render_html(
     path: str | os.PathLike[str],
     title: str = "fedrates verification report",
     shared: Mapping[str, Mapping[str, Any]] | None = None,
+    cache: str | os.PathLike[str] | None = None,
 ) -> Path:
     """Render the report and write it to ``path`` atomically (temporary file + ``os.replace``).  ``shared``: the
-    figures :func:`fedrates.reports.pdf.render_pdf` drew, reused rather than drawn again."""
-    text = render_html_string(records, verdicts, provenance, errata, title, shared)
+    figures :func:`fedrates.reports.pdf.render_pdf` drew, reused rather than drawn again. ``cache``: a folder of
+    figures keyed by the digest of what they are drawn from (:func:`cached_svg`); by default, when ``path`` is in a
+    run directory (beside ``records.parquet``), its :data:`FIGURE_CACHE` folder, so that a run that changes a few
+    claims redraws only their figures."""
     path = Path(path)
+    if cache is None and (path.parent / "records.parquet").is_file():  # a run directory: its figure cache
+        cache = path.parent / FIGURE_CACHE
+    text = render_html_string(records, verdicts, provenance, errata, title, shared, cache)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -202,9 +202,9 @@ def bylinkin_separation(records: pd.DataFrame, verdict: Mapping[str, Any] | None
     fig.suptitle("Complexity separation (Bylinkin et al.): rounds to reach ε per node group; dashed: predicted laws",
                  fontsize=9)
     fig.supxlabel("C-AccExtragradient and AEG: one run per point, ε: Ψ_K ≤ 1e-8 Ψ_0;  VRCS and AccVRCS: means over "
-                  "seeds, ε: relative gap ≤ 1e-3;  the two families run on different instances (compare slopes, not "
+                  "seeds,\nε: relative gap ≤ 1e-3;  the two families run on different instances (compare slopes, not "
                   "levels)",
-                  fontsize=7)
+                  fontsize=7)  # two lines: one would run past the edge of an A4 page
     return fig
 
 

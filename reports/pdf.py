@@ -1,11 +1,14 @@
 """PDF report of stored records and verdicts (matplotlib ``PdfPages``; the figures are those of the HTML report).
 
-Every page is A4 portrait: a summary (counts per verdict, one entry per claim with verdict first, the discriminating
-claims per algorithm, the papers, provenance), the errata when there are any, then one page per claim — a header with
-the verdict, measured / predicted / tolerance and the loose-bound flag, the claim's figure (see
-:func:`fedrates.reports.figures.draw_claim`), and the verdict's message, regime and run. Text is set in DejaVu Sans
-(which has every glyph the verdicts use, ℓ included) as TrueType, so it can be searched and extracted, and every line
-is wrapped to the page width.
+Every page is A4 portrait, in the order of the HTML report: the scorecards (one per paper: each catalogued
+statement with its verdict, see :func:`fedrates.reports.html.scorecards`), the errata grouped by kind (headline
+kinds first), a one-entry-per-claim summary, the papers and provenance (local paths removed), then one page per
+claim — a header with the verdict, the statement set as math (matplotlib mathtext; its LaTeX source when mathtext
+cannot set it), measured / predicted / tolerance and the loose-bound flag, the claim's figure (see
+:func:`fedrates.reports.figures.draw_claim`), and the verdict's message, regime and run. The document outline
+(bookmarks: scorecards per paper, errata per kind, claims per paper) is added with ``pypdf``; without it the PDF is
+written without bookmarks. Text is set in DejaVu Sans (which has every glyph the verdicts use, ℓ included) as
+TrueType, so it can be searched and extracted, and every line is wrapped to the page width.
 """
 
 from __future__ import annotations
@@ -23,7 +26,18 @@ from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
 
 from fedrates.reports import figures, paper_figures
-from fedrates.reports.html import VERDICTS, _fmt, _paper, _run_text, _umask_mode, sort_errata
+from fedrates.reports.html import (
+    VERDICTS,
+    _fmt,
+    _paper,
+    _run_text,
+    _umask_mode,
+    errata_groups,
+    looks_like_prose,
+    paper_of,
+    scorecards,
+    scrub_paths,
+)
 
 __all__ = ["render_pdf", "PAGE_SIZE"]
 
@@ -88,7 +102,7 @@ def _summary_lines(verdicts: Sequence[Mapping[str, Any]], provenance: Mapping[st
             lines.extend((line, {}) for line in _wrap(p))
     lines += [("", {}), ("Provenance:", {"weight": "bold"})]
     for k, val in (provenance or {}).items():
-        lines.extend((line, {}) for line in _wrap(f"{k}: {_fmt(val)}"))
+        lines.extend((line, {}) for line in _wrap(scrub_paths(f"{k}: {_fmt(val)}")))
     return lines
 
 
@@ -115,6 +129,16 @@ def _claim_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> tuple[Figu
     for text, props in head[:9]:
         fig.text(_LEFT, y, _plain(text), fontsize=8, va="top", **props)
         y -= _LINE
+    statement = str(verdict.get("statement", "") or "")
+    math = _mathtext(statement)
+    if math is not None:
+        text, size = math
+        fig.text(_LEFT, y - 0.004, text, fontsize=size, va="top")
+        y -= 0.035
+    elif statement.strip():  # mathtext cannot set it: the LaTeX source, at most three lines
+        for line in _wrap(f"statement (LaTeX source): {statement}", width=95, indent="")[:3]:
+            fig.text(_LEFT, y, _plain(line), fontsize=8, va="top", family="DejaVu Sans Mono", color="#333333")
+            y -= _LINE
     rows = records[records["claim"] == claim] if "claim" in records.columns else records.iloc[0:0]
     note = ""
     ax = None
@@ -144,6 +168,92 @@ def _claim_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> tuple[Figu
         fig.text(_LEFT, y, _plain(text), fontsize=8, va="top", **props)
         y -= _LINE
     return fig, ax, note
+
+
+#: usable text width of a page, in points
+_TEXT_WIDTH_PT = (1 - 2 * _LEFT) * PAGE_SIZE[0] * 72
+
+
+def _mathtext(latex: str) -> tuple[str, float] | None:
+    """``(text, font size)`` setting a LaTeX statement as matplotlib mathtext within the page width, or None when
+    mathtext cannot parse it, it is prose, or it would need a font below 6 pt."""
+    if not latex.strip() or looks_like_prose(latex) or "\n" in latex.strip():
+        return None
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.mathtext import MathTextParser
+
+    text = "$" + latex.strip().replace("$", "") + "$"
+    try:
+        width = MathTextParser("path").parse(text, dpi=72, prop=FontProperties(size=10))[0]
+    except Exception:  # noqa: BLE001 - mathtext's parse errors are ValueError or pyparsing's
+        return None
+    size = min(10.0, 10.0 * _TEXT_WIDTH_PT / max(width, 1e-9))
+    return (text, size) if size >= 6 else None
+
+
+def _scorecard_lines(verdicts: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, dict]], list[tuple[str, int]]]:
+    """Lines of the scorecards and the bookmarks ``(paper, line index)`` where each paper starts."""
+    views = [{"claim": str(v.get("claim", "")), "theorem": str(v.get("theorem", "")), "title": str(v.get("title", "")),
+              "verdict": str(v.get("verdict", "unknown")), "erratum_kind": str(v.get("erratum_kind") or ""),
+              "anchor": "", "css": ""} for v in verdicts]
+    lines: list[tuple[str, dict]] = []
+    marks: list[tuple[str, int]] = []
+    colours = {"verified": "pass", "not covered": "", "erratum": "erratum"}
+    for card in scorecards(views):
+        marks.append((card["authors"], len(lines)))
+        lines += [(line, {"weight": "bold"}) for line in _wrap(f"{card['authors']}, {card['title']}", indent="")]
+        lines.append((f"    {card['counts']}", {"color": "#555555"}))
+        for row in card["rows"]:
+            status = "; ".join(st["text"] for st in row["statuses"])
+            key = row["statuses"][0]["key"].split(":")[0]
+            colour = figures.VERDICT_COLOURS.get(colours.get(key, key), "#555555")
+            lines.append((f"  {row['label']} ({row['id']}): {status}", {"color": colour}))
+            if row["claims"]:
+                lines += [(line, {"color": "#555555"}) for line in
+                          _wrap("claims: " + ", ".join(c["short"] for c in row["claims"]), indent="      ")]
+        lines.append(("", {}))
+    return lines, marks
+
+
+def _errata_lines(errata: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, dict]], list[tuple[str, int]]]:
+    """Lines of the errata, grouped by kind (headline kinds first), and the bookmarks ``(kind, line index)``."""
+    lines: list[tuple[str, dict]] = []
+    marks: list[tuple[str, int]] = []
+    for group in errata_groups(errata, {}):
+        marks.append((f"{group['kind']} ({len(group['entries'])})", len(lines)))
+        lines.append((f"{group['kind']} — {group['title']}", {"weight": "bold", "color": "#7a4300"}))
+        for e in group["entries"]:
+            lines += [(line, {"weight": "bold"}) for line in
+                      _wrap(f"{e['where'] or e['theorem']} ({e['theorem']})", indent="  ")]
+            for label, key in (("the paper says", "quote"), ("what is true", "true_statement"),
+                               ("evidence", "evidence"), ("erratum", "text"), ("resolution", "resolution")):
+                if e[key] and not (key == "text" and e["quote"]) and not (key == "resolution" and e["true_statement"]):
+                    lines += [(line, {"color": "#555555"} if key == "evidence" else {})
+                              for line in _wrap(f"{label}: {e[key]}")]
+            if e["claim_links"]:
+                lines += [(line, {"color": "#555555"}) for line in
+                          _wrap("claims: " + ", ".join(c["claim"] for c in e["claim_links"]))]
+        lines.append(("", {}))
+    return lines, marks
+
+
+def _add_outline(path: str, outline: list[tuple[str, int, int]]) -> bool:
+    """Add bookmarks ``(title, page index, level 0/1)`` to the PDF at ``path`` in place (pypdf); False without
+    pypdf."""
+    try:
+        from pypdf import PdfWriter
+    except ImportError:  # pragma: no cover - a declared dependency
+        return False
+    writer = PdfWriter(clone_from=path)
+    parent = None
+    for title, page, level in outline:
+        item = writer.add_outline_item(title=title, page_number=page, parent=parent if level else None)
+        if level == 0:
+            parent = item
+    writer.page_mode = "/UseOutlines"
+    with open(path, "wb") as fh:
+        writer.write(fh)
+    return True
 
 
 def _paper_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> tuple[Figure | None, str]:
@@ -189,37 +299,46 @@ def render_pdf(
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
+        outline: list[tuple[str, int, int]] = []
         with matplotlib.rc_context(_STYLE):
-            pages = _text_pages(_summary_lines(verdicts, provenance), title)
-            if errata:
-                lines: list[tuple[str, dict]] = []
-                for e in sort_errata(errata):
-                    lines.append((f"[{e['kind']}] {e['where']} ({e['theorem']})", {"weight": "bold"}))
-                    lines += [(line, {}) for line in _wrap("the paper says: " + (e["quote"] or e["text"]))]
-                    lines += [(line, {}) for line in _wrap("what is true: " + (e["true_statement"]
-                                                                                 or e["resolution"]))]
-                    lines += [(line, {"color": "#555555"}) for line in _wrap("evidence: " + e["evidence"])]
-                pages += _text_pages(lines, "Errata: paper claims that are documented to fail")
             with PdfPages(tmp, metadata={"Title": _plain(title), "CreationDate": None}) as pdf:
-                for fig in pages:
-                    pdf.savefig(fig)
-                    fig.clear()
+                def section(lines: list[tuple[str, dict]], heading: str, marks: list[tuple[str, int]]) -> None:
+                    start = pdf.get_pagecount()
+                    outline.append((heading, start, 0))
+                    outline.extend((name, start + i // _LINES_PER_PAGE, 1) for name, i in marks)
+                    for fig in _text_pages(lines, heading):
+                        pdf.savefig(fig)
+                        fig.clear()
+
+                lines, marks = _scorecard_lines(verdicts)
+                section(lines, f"{title}: scorecards", marks)
+                if errata:
+                    lines, marks = _errata_lines(errata)
+                    section(lines, "Errata by kind", marks)
+                section(_summary_lines(verdicts, provenance), "All claims, papers and provenance", [])
+                outline.append(("Claims", pdf.get_pagecount(), 0))
+                current = None
                 for verdict in verdicts:
+                    paper = paper_of({"theorem": verdict.get("theorem", ""), "claim": verdict.get("claim", "")})
+                    if paper != current:
+                        outline.append((paper, pdf.get_pagecount(), 1))
+                        current = paper
                     fig, ax, note = _claim_page(records, verdict)
                     pdf.savefig(fig)
                     entry = {"svg": None, "note": note, "paper_svg": None, "paper_note": ""}
                     if shared is not None and ax is not None:
                         entry["svg"] = _axes_svg(fig, ax)
                     fig.clear()
-                    paper, entry["paper_note"] = _paper_page(records, verdict)
-                    if paper is not None:
-                        pdf.savefig(paper)
+                    paper_fig, entry["paper_note"] = _paper_page(records, verdict)
+                    if paper_fig is not None:
+                        pdf.savefig(paper_fig)
                         if shared is not None:
-                            paper.set_layout_engine("none")  # keep the positions the page was drawn with
-                            entry["paper_svg"] = figures.to_svg(paper)
-                        paper.clear()
+                            paper_fig.set_layout_engine("none")  # keep the positions the page was drawn with
+                            entry["paper_svg"] = figures.to_svg(paper_fig)
+                        paper_fig.clear()
                     if shared is not None:
                         shared[str(verdict.get("claim", ""))] = entry
+        _add_outline(tmp, outline)
         os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:

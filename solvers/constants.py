@@ -27,6 +27,8 @@ import math
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclasses_fields
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -41,7 +43,8 @@ from fedrates.solvers.problems.datafits import GaussianPopulation, SampleLeastSq
 optimize = lazy_import("scipy.optimize")  # scipy is imported on first use, after the arguments are checked
 spla = lazy_import("scipy.sparse.linalg")
 
-__all__ = ["Constants", "Definition", "DEFINITIONS", "compute", "minibatch_variance"]
+__all__ = ["Constants", "Definition", "DEFINITIONS", "compute", "minibatch_variance", "curvature",
+           "separation_certificates"]
 
 #: sum of d³ over dense pairwise eigenvalue problems allowed for the exact pairwise δ
 PAIR_WORK = 2e9
@@ -132,6 +135,29 @@ class Constants:
     notes: Mapping[str, str] = field(default_factory=dict)
     intervals: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     seconds: float = 0.0
+    #: what attains each value (client index, eigenvector, TRS maximiser, pair ...), see :mod:`fedrates.solvers.certify`
+    witnesses: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
+    #: the instance the constants belong to (for the certificates); not part of equality or the JSON form
+    problem_ref: Any = field(default=None, repr=False)
+
+    @cached_property
+    def _certified(self) -> tuple[dict, dict]:
+        from fedrates.solvers import certify
+
+        if self.problem_ref is None:
+            return {}, {"*": "no instance attached: certificates need the problem"}
+        return certify.cached_certificates(self.problem_ref, self)
+
+    @property
+    def certificates(self) -> dict[str, Any]:
+        """name → :class:`~fedrates.solvers.certify.CertifiedConstant` of every certified constant, built from the
+        values this object carries (so a value replaced after :func:`compute` is checked, not trusted)."""
+        return self._certified[0]
+
+    @property
+    def uncertified(self) -> dict[str, str]:
+        """name → why the constant has no certificate (a bound, infinite, definitional, per-client array)."""
+        return self._certified[1]
 
     def as_dict(self) -> dict[str, Any]:
         """Name → value for every constant of :data:`DEFINITIONS` (per-client values as lists)."""
@@ -227,8 +253,25 @@ def _validate(problem: Problem, batch: Any, radius: Any, reference_point: Any) -
 
 # ---- main entry -------------------------------------------------------------------------------------------
 def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_point: np.ndarray | None = None,
-            radius: float | None = None, dense_limit: int = 512) -> Constants:
-    """Exact constants of ``problem`` (see module docstring and :data:`DEFINITIONS`).
+            radius: float | None = None, dense_limit: int = 512, cache: bool = True) -> Constants:
+    """Exact constants of ``problem``; see :func:`_compute_or_load`. The result is recorded for
+    :func:`fedrates.solvers.certify.observing` (the pipeline checks its certificates after judging a claim)."""
+    from fedrates.solvers import certify
+
+    return certify.observe(_compute_or_load(problem, batch, replace, reference_point, radius, dense_limit, cache))
+
+
+def _compute_or_load(problem: Problem, batch: int = 1, replace: bool = False,
+                     reference_point: np.ndarray | None = None, radius: float | None = None, dense_limit: int = 512,
+                     cache: bool = True) -> Constants:
+    """Exact constants of ``problem`` (see module docstring and :data:`DEFINITIONS`), with their witnesses; the
+    certificates are :attr:`Constants.certificates` (see :mod:`fedrates.solvers.certify`).
+
+    With ``cache`` (default) the result is kept on disk beside the reference cache (``<cache>/constants-exact/``, a
+    checksummed document of :mod:`fedrates.solvers._cache`), keyed like a reference by
+    :func:`~fedrates.solvers._cache.entry_key` of the problem's fingerprint and the settings (batch, replace,
+    radius, dense_limit, the reference point's bytes, the code digest of this module and its helpers — including
+    functions replaced at run time): a repeated call returns the same numbers without recomputing them.
 
     Args:
         problem: the federation.
@@ -237,9 +280,78 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
         reference_point: ŵ (e.g. the certified minimiser of φ): σ²(ŵ) is reported and Δ_i* uses w* = ŵ.
         radius: domain radius ρ overriding ``problem.radius`` for H and σ² (which need a bounded domain).
         dense_limit: largest dimension for which the suprema are computed exactly (see module docstring).
+        cache: read and write the on-disk cache.
     """
-    start = time.perf_counter()
     batch, rho = _validate(problem, batch, radius, reference_point)
+    if not cache:
+        return _compute(problem, batch, replace, reference_point, rho, dense_limit)
+    from fedrates.solvers import _cache
+
+    key = _cache_key(problem, batch, replace, reference_point, rho, dense_limit)
+    directory = _cache.cache_dir() / "constants-exact"
+    doc = _cache.load_document(key, directory)
+    if doc is not None:
+        try:
+            return _from_document(doc, problem)
+        except (KeyError, TypeError, ValueError):
+            pass
+    const = _compute(problem, batch, replace, reference_point, rho, dense_limit)
+    _cache.store_document(key, _to_document(const), directory)  # an unwritable cache only costs the next call
+    return const
+
+
+#: modules whose code decides the constants (see :func:`fedrates.solvers.certify.code_digest`)
+_CODE = ("fedrates.solvers.constants", "fedrates.solvers._trs", "fedrates.solvers.problems.datafits",
+         "fedrates.solvers.penalties")
+_ARRAYS = ("L_k", "mu_k", "H_k", "sigma2_k", "Delta_star", "w_star", "H_argmax", "sigma2_argmax", "sigma2_ref_k")
+
+
+def _cache_key(problem: Problem, batch: int, replace: bool, reference_point: Any, rho: float | None,
+               dense_limit: int) -> str:
+    import hashlib
+
+    from fedrates.solvers import _cache
+    from fedrates.solvers.certify import code_digest
+
+    ref = None
+    if reference_point is not None:
+        ref = hashlib.sha256(np.ascontiguousarray(reference_point, dtype=float).tobytes()).hexdigest()
+    return _cache.entry_key(problem.fingerprint, {"what": "constants", "batch": batch, "replace": bool(replace),
+                                                  "radius": rho, "dense_limit": dense_limit, "reference": ref,
+                                                  "code": code_digest(_CODE)})
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if hasattr(obj, "tolist"):
+        return _plain(obj.tolist())
+    return obj
+
+
+def _to_document(c: Constants) -> dict[str, Any]:
+    out = {f.name: _plain(getattr(c, f.name)) for f in dataclasses_fields(c) if f.name != "problem_ref"}
+    out["intervals"] = {k: list(v) for k, v in c.intervals.items()}
+    return out
+
+
+def _from_document(doc: Mapping[str, Any], problem: Problem) -> Constants:
+    values = dict(doc)
+    for name in _ARRAYS:
+        if values.get(name) is not None:
+            values[name] = np.asarray(values[name], dtype=float)
+    values["intervals"] = {k: (float(v[0]), float(v[1])) for k, v in values["intervals"].items()}
+    values["witnesses"] = {k: {n: (np.asarray(x, dtype=float) if isinstance(x, list) and x and
+                                   isinstance(x[0], (float, list)) else x) for n, x in w.items()}
+                           for k, w in values["witnesses"].items()}
+    return Constants(**values, problem_ref=problem)
+
+
+def _compute(problem: Problem, batch: int, replace: bool, reference_point: np.ndarray | None, rho: float | None,
+             dense_limit: int) -> Constants:
+    start = time.perf_counter()
     exact: dict[str, bool] = {}
     notes: dict[str, str] = {}
     intervals: dict[str, tuple[float, float]] = {}
@@ -265,6 +377,12 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
             L_k[sl], mu_k[sl] = ev[:, -1], ev[:, 0]
     evbar = np.linalg.eigvalsh(Qbar)
     Lambda, mu_F = float(evbar[-1]), float(evbar[0])
+    Vbar = np.linalg.eigh(Qbar)[1]  # the witnesses (values above exactly as eigvalsh gives them)
+    witnesses: dict[str, dict[str, Any]] = {
+        "L": {"client": int(np.argmax(L_k)), "vector": _client_eigvec(problem, int(np.argmax(L_k)), top=True)},
+        "mu": {"client": int(np.argmin(mu_k)), "vector": _client_eigvec(problem, int(np.argmin(mu_k)), top=False)},
+        "Lambda": {"vector": Vbar[:, -1].copy()}, "mu_F": {"vector": Vbar[:, 0].copy()},
+    }
 
     # ---- w* and Δ_i* --------------------------------------------------------------------------------------
     tol_rank = max(d, 1) * np.finfo(float).eps * max(Lambda, np.finfo(float).tiny)
@@ -291,11 +409,20 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
         for sl, Q in _chunks(problem):
             delta_mean_k[sl] = [_spectral_norm(M) for M in Qbar[None] - _sym(Q)]
     delta_mean = float(delta_mean_k.max())
+    k_dm = int(np.argmax(delta_mean_k))
+    if M_eig is not None:
+        witnesses["delta_mean"] = {"client": k_dm, "vector": M_eig[1][k_dm][:, int(np.argmax(np.abs(M_eig[0][k_dm])))]
+                                   .copy()}
     pairs = K * (K - 1) // 2
     if K == 1:
         delta = 0.0
     elif not large and pairs * d**3 <= PAIR_WORK:
-        delta = max(float(np.max(np.abs(np.linalg.eigvalsh(Q_all[i] - Q_all[i + 1:])))) for i in range(K - 1))
+        per_row = [np.max(np.abs(np.linalg.eigvalsh(Q_all[i] - Q_all[i + 1:])), axis=1) for i in range(K - 1)]
+        i = int(np.argmax([r.max() for r in per_row]))
+        j = i + 1 + int(np.argmax(per_row[i]))
+        delta = float(per_row[i].max())
+        lam_ij, V_ij = np.linalg.eigh(Q_all[i] - Q_all[j])
+        witnesses["delta"] = {"pair": [i, j], "vector": V_ij[:, int(np.argmax(np.abs(lam_ij)))].copy()}
     else:
         delta = 2 * delta_mean
         exact["delta"] = False
@@ -306,24 +433,45 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
     # ---- H --------------------------------------------------------------------------------------------------
     H_k, H_arg = _heterogeneity(problem, Qbar, bbar, rho, M_eig, delta_mean_k, exact, notes, intervals)
 
+    if H_arg is not None:
+        witnesses["H"] = {"client": int(np.argmax(H_k)), "point": H_arg[int(np.argmax(H_k))].copy(), "points": H_arg}
+    elif np.all(np.isfinite(H_k)) and exact.get("H", True):
+        witnesses["H"] = {"client": int(np.argmax(H_k))}
+
     # ---- σ² ---------------------------------------------------------------------------------------------------
     s2_k, s2_arg = _variance(problem, batch, replace, rho, large, exact, notes, intervals)
+    if s2_arg is not None:
+        witnesses["sigma2"] = {"client": int(np.argmax(s2_k)), "point": s2_arg[int(np.argmax(s2_k))].copy(),
+                               "points": s2_arg}
+    elif problem.sampling == "gaussian":
+        witnesses["sigma2"] = {"client": 0}
     sigma_bar2 = float(problem.weights**2 @ s2_k) if np.all(np.isfinite(s2_k)) else math.inf
     s2_ref_k = None if reference_point is None else minibatch_variance(problem, w_star, batch, replace)
+    if s2_ref_k is not None:
+        witnesses["sigma2_ref"] = {"client": int(np.argmax(s2_ref_k))}
+    if np.all(np.isfinite(Delta)):
+        witnesses["Delta_star_max"] = {"client": int(np.argmax(Delta))}
 
     # ---- Ψ, λ_opt, τ, ν ------------------------------------------------------------------------------------
     Psi = Psi_2r = lam_opt = None
     if problem.truth is not None:
         truth = np.asarray(problem.truth, dtype=float)
+        grad_truth = np.asarray(problem.gradient(truth), dtype=float)
         if isinstance(problem.penalty, L1):
             Psi = math.sqrt(int(np.count_nonzero(truth)))
+            witnesses["Psi"] = {"support": np.flatnonzero(truth.reshape(-1)).tolist()}
+            witnesses["lam_opt"] = {"coordinate": int(np.argmax(np.abs(grad_truth.reshape(-1))))}
         elif isinstance(problem.penalty, Nuclear):
             r = int(np.linalg.matrix_rank(truth))
             Psi, Psi_2r = math.sqrt(r), math.sqrt(2 * r)
+            witnesses["Psi"] = {"rank": r}
+            U_, _, Vt_ = np.linalg.svd(grad_truth)
+            witnesses["lam_opt"] = {"left": U_[:, 0].copy(), "right": Vt_[0].copy()}
         else:
             Psi = 1.0
             notes["Psi"] = "no penalty: R is the Euclidean norm, Ψ = 1"
-        lam_opt = 2.0 * float(problem.penalty.dual_norm(problem.gradient(truth)))
+            witnesses["Psi"] = witnesses["lam_opt"] = {}
+        lam_opt = 2.0 * float(problem.penalty.dual_norm(grad_truth))
     else:
         notes["Psi"] = notes["lam_opt"] = "no ground truth w° for this problem"
     mu = float(mu_k.min())
@@ -343,8 +491,32 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
         Delta_star=Delta, Delta_star_max=float(Delta.max()) if np.all(np.isfinite(Delta)) else math.inf,
         delta=delta, delta_mean=delta_mean, Psi=Psi, Psi_2r=Psi_2r, lam_opt=lam_opt, tau=tau, nu=0.0,
         w_star=w_star, H_argmax=H_arg, sigma2_argmax=s2_arg, exact=exact, notes=notes, intervals=intervals,
-        seconds=time.perf_counter() - start,
+        seconds=time.perf_counter() - start, witnesses=witnesses, problem_ref=problem,
     )
+
+
+def _client_eigvec(problem: Problem, k: int, top: bool) -> np.ndarray:
+    """The extreme eigenvector of Q_k (top or bottom): the witness of L or μ.  Sample least squares with n < d
+    maps the Gram eigenvector u to Xᵀu (top) and takes a null vector of X_k (bottom: λ_min = 0)."""
+    fit = problem.datafit
+    d = problem.dim
+    if isinstance(fit, SampleLeastSquares) and fit.samples < d:
+        X = fit.X[k]
+        G = X @ X.T / fit.samples
+        if top:
+            u = np.linalg.eigh(G)[1][:, -1]
+            v = X.T @ u
+        else:
+            z = np.random.default_rng(0).standard_normal(d)
+            v = z - X.T @ np.linalg.solve(X @ X.T, X @ z)
+            v = v - X.T @ np.linalg.solve(X @ X.T, X @ v)  # one refinement step: ‖X v‖ at rounding level
+        return v / np.linalg.norm(v)
+    if isinstance(fit, GaussianPopulation):
+        Q = fit.cov + np.outer(fit.means[k], fit.means[k])
+    else:
+        Q = np.asarray(fit.hessians[k])
+    V = np.linalg.eigh(_sym(Q))[1]
+    return V[:, -1 if top else 0].copy()
 
 
 def _spectral_norm(A: np.ndarray) -> float:
@@ -541,6 +713,47 @@ SEPARATION_DEFINITIONS: dict[str, Definition] = {
     "lambda_min_h1": Definition("λ_min(A_f1 + A_g1) ≥ 0", "implicit: h_1 convex (App. B, C)"),
     "lambda_min_f1_plus_g": Definition("λ_min(A_f1 + A_g) ≥ 0", "implicit: f_1 + g convex (Section 7, Thm 8)"),
 }
+
+
+def separation_certificates(problem: Problem) -> dict[str, Any]:
+    """name → :class:`~fedrates.solvers.certify.CertifiedConstant` for every key of :data:`SEPARATION_DEFINITIONS`
+    (witness eigenvector applied through the node datafits; Cholesky tests of both signs for δ_f, δ_g); pass the
+    result to :func:`fedrates.solvers.certify.check_certified`."""
+    from fedrates.solvers.certify import for_separation
+
+    return for_separation(problem)
+
+
+def curvature(problem: Problem) -> tuple[float, float]:
+    """(L, μ) = (max_k λ_max(Q_k), max(min_k λ_min(Q_k), 0)) (Bao et al. Assumption 1), cached in memory and on disk
+    beside the reference (``<cache>/curvature/``, checksummed, keyed by the problem's fingerprint and this
+    module's code), so that every ``fedrates run`` of the FedDA family does not recompute the client spectra.
+    Sample least squares with n < d uses the n × n Gram matrices (same nonzero spectrum; λ_min = 0)."""
+    from fedrates.solvers import _cache
+    from fedrates.solvers.certify import code_digest
+
+    key = _cache.entry_key(problem.fingerprint, {"what": "curvature", "code": code_digest(("fedrates.solvers.constants",
+                                                                                         ))})
+    if key in _CURVATURE:
+        return _CURVATURE[key]
+    directory = _cache.cache_dir() / "curvature"
+    doc = _cache.load_document(key, directory)
+    if doc is not None and isinstance(doc.get("L"), float) and isinstance(doc.get("mu"), float):
+        _CURVATURE[key] = (doc["L"], doc["mu"])
+        return _CURVATURE[key]
+    X = getattr(problem.datafit, "X", None)
+    if X is not None and X.shape[1] < X.shape[2]:
+        ev = np.linalg.eigvalsh(X @ np.swapaxes(X, 1, 2) / X.shape[1])
+        value = (float(ev[:, -1].max()), 0.0)
+    else:
+        ev = np.linalg.eigvalsh(problem.datafit.hessians)
+        value = (float(ev[:, -1].max()), float(max(ev[:, 0].min(), 0.0)))
+    _cache.store_document(key, {"L": value[0], "mu": value[1]}, directory)
+    _CURVATURE[key] = value
+    return value
+
+
+_CURVATURE: dict[str, tuple[float, float]] = {}
 
 
 def separation_constants(problem: Problem) -> dict[str, float]:

@@ -17,6 +17,8 @@ averages A_n = mean_i Q_i, b_n and p_n = D_n/D:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -57,6 +59,28 @@ class DinhConstants:
     Delta: float
     realisable: bool
     notes: dict = field(default_factory=dict)
+    #: what attains each value (device, sample, eigen/singular vector, w⁰), see :mod:`fedrates.solvers.certify`
+    witnesses: dict = field(default_factory=dict, repr=False)
+    #: the instance (for the certificates); not part of the values
+    problem_ref: Any = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def _certified(self) -> tuple[dict, dict]:
+        from fedrates.solvers import certify
+
+        if self.problem_ref is None:
+            return {}, {"*": "no instance attached: certificates need the problem"}
+        return certify.cached_certificates(self.problem_ref, self, kind="dinh")
+
+    @property
+    def certificates(self) -> dict[str, Any]:
+        """name → :class:`~fedrates.solvers.certify.CertifiedConstant` (L of (3), L_ms, L_F, λ of (4) from each
+        device's Hessian, σ̄² of (5), m, Δ), built from the values this object carries."""
+        return self._certified[0]
+
+    @property
+    def uncertified(self) -> dict[str, str]:
+        return self._certified[1]
 
     def require_finite_sigma(self) -> None:
         """InputError when assumption (5) cannot hold (devices do not share a stationary point)."""
@@ -66,7 +90,15 @@ class DinhConstants:
 
 
 def compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
-    """The constants above for a finite-sum problem (InputError otherwise); w̄⁰ = 0 by default."""
+    """The constants above for a finite-sum problem (InputError otherwise); w̄⁰ = 0 by default. The result is
+    recorded for :func:`fedrates.solvers.certify.observing`."""
+    from fedrates.solvers import certify
+
+    return certify.observe(_compute(problem, w0))
+
+
+def _compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
+    """The constants (see :func:`compute`)."""
     fs = finite_sum(problem)
     if fs is None:
         raise InputError(f"problem {problem.name} has no per-sample structure; expected a finite-sum least-squares "
@@ -76,13 +108,28 @@ def compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
     A, b = fit.hessians, fit.linear_terms
     Abar, bbar, cbar = fit.mean_quadratic(p)
     Qi = fs.sample_hessians
+    # values exactly as before (eigvalsh); the witnesses from separate eigendecompositions (eigh)
     L = float(np.max(np.abs(np.linalg.eigvalsh(Qi))))
-    L_ms = float(np.sqrt(max(np.linalg.eigvalsh(np.einsum("kide,kief->kdf", Qi, Qi) / fs.samples).max(), 0.0)))
+    Msq = np.einsum("kide,kief->kdf", Qi, Qi) / fs.samples
+    L_ms = float(np.sqrt(max(np.linalg.eigvalsh(Msq).max(), 0.0)))
     eigA = np.linalg.eigvalsh(A)
     L_F = float(np.max(np.abs(eigA)))
     lam = float(max(0.0, -eigA.min()))
     eig_bar = np.linalg.eigvalsh(Abar)
     m = float(eig_bar.min())
+    eQ, VQ = np.linalg.eigh(Qi)
+    n_, i_, j_ = np.unravel_index(int(np.argmax(np.abs(eQ))), eQ.shape)
+    eM, VM = np.linalg.eigh(Msq)
+    k_ms = int(np.argmax(eM[:, -1]))
+    eA, VA = np.linalg.eigh(A)
+    kF, jF = np.unravel_index(int(np.argmax(np.abs(eA))), eA.shape)
+    k_lam = int(np.argmin(eA[:, 0]))
+    V_bar = np.linalg.eigh(Abar)[1]
+    witnesses = {"L": {"device": int(n_), "sample": int(i_), "vector": VQ[n_, i_][:, j_].copy()},
+                 "L_ms": {"device": k_ms, "vector": VM[k_ms][:, -1].copy()},
+                 "L_F": {"device": int(kF), "vector": VA[kF][:, jF].copy()},
+                 "lam": {"device": k_lam, "vector": VA[k_lam][:, 0].copy()},
+                 "m": {"vector": V_bar[:, 0].copy()}}
     if m <= 0:
         raise InputError("the average Hessian is singular; expected a positive-definite Abar (unique minimiser)")
     w_star = np.linalg.solve(Abar, bbar)
@@ -92,10 +139,13 @@ def compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
     if realisable:
         inv = np.linalg.inv(Abar)
         sigma = np.array([np.linalg.norm((An - Abar) @ inv, 2) for An in A])
+        witnesses["sigma_bar_sq"] = {"directions": np.array([np.linalg.svd((An - Abar) @ inv)[2][0] for An in A])}
     else:
         sigma = np.full(len(p), np.inf)
     w0 = np.zeros(problem.dim) if w0 is None else np.asarray(w0, dtype=float)
     F_star = F(w_star)
+    witnesses["Delta"] = {"w0": w0.copy()}
     return DinhConstants(p=p, A=A, b=b, Abar=Abar, bbar=bbar, L=L, L_ms=L_ms, L_F=L_F, lam=lam, m=m, sigma=sigma,
                          sigma_bar_sq=float(p @ sigma**2), w_star=w_star, F_star=F_star, Delta=F(w0) - F_star,
-                         realisable=realisable, notes=dict(ASSUMPTIONS))
+                         realisable=realisable, notes=dict(ASSUMPTIONS), witnesses=witnesses,
+                         problem_ref=problem)

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from fedrates.solvers import certify
 from fedrates.verify import margins
 from fedrates.verify import records as rec
 from fedrates.verify.claims.base import Claim
@@ -50,10 +51,27 @@ def judge_all(claims: Sequence[Claim], records: dict[str, pd.DataFrame], errors:
             verdicts.append(_error_verdict(claim, errors[claim.id]))
             continue
         try:
-            verdicts.append(claim.judge(records.get(claim.id, rec.empty_records()), profile))
+            with certify.observing() as seen:
+                verdict = claim.judge(records.get(claim.id, rec.empty_records()), profile)
+            certify_constants(verdict, seen)
+            verdicts.append(verdict)
         except Exception as exc:  # a crash in one claim marks that claim, the others still run
             verdicts.append(_error_verdict(claim, f"{type(exc).__name__}: {exc}"))
     return verdicts
+
+
+def certify_constants(verdict: dict[str, Any], sources: Sequence[Any]) -> None:
+    """Check the certificates of the constants a claim computed while judging (witness and independent upper
+    side, :mod:`fedrates.solvers.certify`): when two routes disagree, a ``pass``, ``fail`` or ``informational``
+    verdict becomes ``inconclusive`` with both numbers — its regime and bound would rest on a constant that is not
+    the one the paper defines. Records ``certified`` = {sources, checked, disagreements} in the verdict."""
+    issues = certify.check_certified(*sources) if sources else []
+    checked = sum(len(getattr(s, "certificates", {}) or {}) for s in sources)
+    verdict["certified"] = {"sources": len(sources), "checked": checked, "disagreements": issues}
+    if issues and verdict.get("verdict") in ("pass", "fail", "informational"):
+        verdict["verdict"] = "inconclusive"
+        verdict["message"] = (f"{verdict.get('message', '')}; constants disagree between their two routes: "
+                              + "; ".join(issues))
 
 
 def erratum_key(entry: dict[str, Any]) -> str:

@@ -30,7 +30,7 @@ import pandas as pd
 
 from fedrates.verify import tolerances as tol
 
-__all__ = ["plot_spec", "final_rows", "discriminating", "fill_missing"]
+__all__ = ["plot_spec", "final_rows", "discriminating", "fill_missing", "params_keys", "resolve"]
 
 _QUANTILE = re.compile(r"P\(X\s*≤\s*bound\)\s*≥\s*([0-9.eE+-]+)")
 _SLOPE = re.compile(r"slope\s+([-−+]?[0-9.eE+-]+)")
@@ -146,25 +146,181 @@ def _finite(values: list[float]) -> bool:
     return bool(values) and all(v is not None and math.isfinite(v) and v > 0 for v in values)
 
 
+#: words for the swept variables and metrics the claims use (axis labels: words with the paper's symbol)
+LABELS: dict[str, str] = {
+    "round": "communication round t", "rounds": "communication rounds T", "iterations": "iterations T",
+    "iteration": "iteration k", "local_steps": "local steps τ", "tau": "local steps τ", "clients": "clients n",
+    "participating": "participating clients S", "batch": "batch size b", "dim": "dimension d", "seed": "seed",
+    "mu": "regularisation μ", "beta": "step parameter β", "delta_g": "similarity δ_g", "delta_f": "similarity δ_f",
+    "delta_f/mu": "δ_f / μ", "epoch": "epoch s", "direction": "direction", "device": "device k", "step": "step k",
+    "algorithm": "algorithm", "metric": "recorded quantity", "sigma": "noise σ", "L": "smoothness L",
+    "objective_gap": "objective gap f(x) − f*", "gap": "objective gap f(x) − f*", "grad_sq": "squared gradient ‖∇f‖²",
+    "grad_norm_sq": "squared gradient ‖∇f‖²", "dist_sq": "squared distance ‖x − x*‖²", "rounds_f": "rounds to ε",
+    "rounds_g": "rounds to ε", "ratio": "ratio", "tau_max_svrg": "largest τ (SVRG)", "error": "error",
+    "projection": "projection", "lyapunov": "Lyapunov function Ψ", "value": "value",
+}
+
+
+def axis_label(name: str | None) -> str:
+    """An axis label in words with the paper's symbol (``"objective gap f(x) − f*"``); unknown names are returned
+    with underscores as spaces."""
+    if not name:
+        return "value"
+    return LABELS.get(str(name), str(name).replace("_", " "))
+
+
+def _params_column(df: pd.DataFrame, key: str) -> pd.Series | None:
+    """The value of ``key`` in each row's ``params`` JSON (None when no row has a scalar value for it); ``a/b``
+    gives the ratio of two parameters."""
+    if "params" not in df.columns or df.empty:
+        return None
+    import json
+
+    cache: dict[str, dict[str, Any]] = {}
+
+    def parse(text: Any) -> dict[str, Any]:
+        if not isinstance(text, str):
+            return {}
+        if text not in cache:
+            try:
+                obj = json.loads(text)
+            except ValueError:
+                obj = {}
+            cache[text] = obj if isinstance(obj, dict) else {}
+        return cache[text]
+
+    def get(obj: dict[str, Any], name: str) -> Any:
+        if "/" in name:
+            a, b = name.split("/", 1)
+            va, vb = obj.get(a), obj.get(b)
+            if isinstance(va, (int, float)) and isinstance(vb, (int, float)) and vb:
+                return float(va) / float(vb)
+            return None
+        v = obj.get(name)
+        return v if isinstance(v, (int, float, str)) and not isinstance(v, bool) else None
+
+    values = [get(parse(t), key) for t in df["params"]]
+    if all(v is None for v in values):
+        return None
+    out = pd.Series(values, index=df.index)
+    numeric = pd.to_numeric(out, errors="coerce")
+    return numeric if numeric.notna().all() else out.astype(str)
+
+
+def params_keys(df: pd.DataFrame) -> set[str]:
+    """Names of the scalar parameters in the records' ``params`` JSON column (variables a figure can use as x)."""
+    import json
+
+    keys: set[str] = set()
+    if "params" not in df.columns:
+        return keys
+    for text in df["params"].dropna().unique()[:50]:
+        try:
+            obj = json.loads(text)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(obj, dict):
+            keys |= {k for k, v in obj.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+    return keys
+
+
+def _suffix_value(suffix: str) -> Any:
+    try:
+        return float(suffix) if "." in suffix or "e" in suffix.lower() else int(suffix)
+    except ValueError:
+        return suffix
+
+
+def resolve(records: pd.DataFrame, x: str | None, metric: str | None, *,
+            claim: str = "") -> tuple[pd.DataFrame, str, str | None, str]:
+    """The rows of ``metric`` with the variable ``x`` as a column: ``(rows, x column, metric, note)``.
+
+    The records keep some swept variables inside the ``params`` JSON column (or as a suffix of the metric name,
+    ``gap_0, gap_1, …``), and some claims record their quantities under names other than the declared metric. In
+    order: ``x`` as a column; ``x`` from ``params`` (``a/b`` as a ratio of two parameters); metrics named
+    ``<metric>_<value>`` (x from the suffix, or from the list ``params[x + "s"]`` indexed by it); metrics named after
+    the categories of ``x`` (``x == "algorithm"``); else every recorded quantity of the claim side by side
+    (x = the metric name), which ``note`` says. A variable found nowhere is pooled (one group). Rows keep the last
+    recorded round of each run (:func:`final_rows`) and finite values only. Raises ValueError when the records hold
+    no finite value at all.
+    """
+    if "value" not in records.columns:
+        raise ValueError(f"claim '{claim}': records have no 'value' column")
+    df = records[np.isfinite(pd.to_numeric(records["value"], errors="coerce").to_numpy(dtype=float))]
+    if df.empty:
+        raise ValueError(f"claim '{claim}': no finite values in the records")
+    note = ""
+    names = [str(m) for m in df["metric"].unique()] if "metric" in df.columns else []
+    if metric is not None and "metric" in df.columns and metric not in names:
+        family = [m for m in names if m.startswith(f"{metric}_") and m != metric]
+        if family:
+            df = df[df["metric"].isin(family)].copy()
+            suffix = df["metric"].str.slice(len(metric) + 1)
+            values = [_suffix_value(v) for v in suffix]
+            listed = _params_list(df, f"{x}s") if x else None
+            if listed is not None and all(isinstance(v, int) and 0 <= v < len(listed) for v in values):
+                values = [listed[v] for v in values]
+            numeric = all(isinstance(v, (int, float)) for v in values)
+            df[x or "index"] = values if numeric else [str(v) for v in values]
+            return final_rows(df, x or "index"), x or "index", metric, ""
+        categorical = x is not None and (x not in df.columns or not pd.api.types.is_numeric_dtype(df[x]))
+        if categorical and len(names) > 1 and (x not in df.columns or df[x].nunique() < 2):
+            df = df.copy()
+            df[x] = df["metric"].astype(str)
+            return final_rows(df, x), x, None, ""
+        df = df.copy()
+        note = (f"the records hold no '{metric}'" + (f" against '{x}'" if x else "")
+                + "; every recorded quantity of the claim is shown")
+        df["metric_name"] = df["metric"].astype(str)
+        return final_rows(df, "metric_name"), "metric_name", None, note
+    if metric is not None and "metric" in df.columns:
+        df = df[df["metric"] == metric]
+    if x and x not in df.columns:
+        column = _params_column(df, x)
+        df = df.copy()
+        if column is not None:
+            df[x] = column
+        elif x in ("iteration", "step", "epoch") and "round" in df.columns and df["round"].nunique() > 1:
+            df[x] = df["round"]
+        elif "point" in df.columns and df["point"].nunique() > 1:
+            df[x] = df["point"].map(lambda p: f"point {p}")
+            note = f"'{x}' is not recorded: one group per sweep point"
+        else:
+            df[x] = "all runs"
+            note = f"'{x}' is not recorded: the runs are pooled"
+    if not x:
+        df = df.copy()
+        x = "point"
+        if x not in df.columns:
+            df[x] = 0
+    return final_rows(df, x), x, metric, note
+
+
+def _params_list(df: pd.DataFrame, key: str) -> list[Any] | None:
+    """``params[key]`` when it is a list (the same in every row), else None."""
+    if "params" not in df.columns or df.empty:
+        return None
+    import json
+
+    try:
+        obj = json.loads(df["params"].iloc[0])
+    except (TypeError, ValueError):
+        return None
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, list) else None
+
+
 def plot_spec(records: pd.DataFrame, verdict: Mapping[str, Any], *, metric: str | None = None,
               x: str | None = None) -> dict[str, Any]:
     """The figure description of one claim (see the module docstring); ``metric``/``x`` override the verdict's.
 
     Raises ValueError when the records hold no finite value of the metric against x.
     """
-    x = x or verdict.get("x")
-    metric = metric or verdict.get("metric")
+    declared_x = x or verdict.get("x")
+    declared_metric = metric or verdict.get("metric")
     claim = str(verdict.get("claim", ""))
-    if not x or x not in records.columns:
-        raise ValueError(f"claim '{claim}': x column '{x}' is not in the records")
-    df = records
-    if metric is not None and "metric" in df.columns:
-        df = df[df["metric"] == metric]
-    df = final_rows(df, x)
-    df = df[np.isfinite(df["value"].to_numpy(dtype=float))]
-    if df.empty:
-        raise ValueError(f"claim '{claim}': no finite '{metric}' values against '{x}'")
-    own = metric == verdict.get("metric") and x == verdict.get("x")
+    df, x, metric, note = resolve(records, declared_x, declared_metric, claim=claim)
+    own = (metric == verdict.get("metric") and x == verdict.get("x")) and not note
     kind = _kind(verdict) if own else "mean"
     categorical = not pd.api.types.is_numeric_dtype(df[x]) or x == "seed"
     groups = df.groupby(df[x].astype(str) if categorical else x, sort=not categorical)
@@ -193,6 +349,8 @@ def plot_spec(records: pd.DataFrame, verdict: Mapping[str, Any], *, metric: str 
         "seeds": int(df["seed"].nunique()) if "seed" in df.columns else 1,
         "prediction": None, "bound_ratio": verdict.get("bound_ratio") if own else None,
         "loose": verdict.get("loose") if own else None,
+        "declared_x": declared_x, "declared_metric": declared_metric, "note": note,
+        "label": axis_label(x), "metric_label": axis_label(metric if metric else "value"),
     }
     bound_curve = None
     if "bound" in df.columns:

@@ -61,17 +61,13 @@ _CURVATURE: dict[str, tuple[float, float]] = {}
 
 
 def exact_curvature(problem: Any) -> tuple[float, float]:
-    """(L, μ) = (max_k λ_max(Q_k), min_k λ_min(Q_k)) of the client Hessians (Bao et al. Assumption 1), cached."""
+    """(L, μ) = (max_k λ_max(Q_k), min_k λ_min(Q_k)) of the client Hessians (Bao et al. Assumption 1), cached in
+    memory and on disk beside the reference (:func:`fedrates.solvers.constants.curvature`)."""
     key = problem.fingerprint
     if key not in _CURVATURE:
-        X = getattr(problem.datafit, "X", None)
-        if X is not None and X.shape[1] < X.shape[2]:
-            # n < d: the nonzero spectrum of X_kᵀX_k/n is that of the n × n Gram X_kX_kᵀ/n, and λ_min(Q_k) = 0
-            ev = np.linalg.eigvalsh(X @ np.swapaxes(X, 1, 2) / X.shape[1])
-            _CURVATURE[key] = (float(ev[:, -1].max()), 0.0)
-        else:
-            ev = np.linalg.eigvalsh(problem.datafit.hessians)
-            _CURVATURE[key] = (float(ev[:, -1].max()), float(max(ev[:, 0].min(), 0.0)))
+        from fedrates.solvers.constants import curvature
+
+        _CURVATURE[key] = curvature(problem)
     return _CURVATURE[key]
 
 

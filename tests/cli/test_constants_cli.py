@@ -55,3 +55,49 @@ def test_finite_sum_constants_of_dinh_et_al_are_printed(capsys):
     assert values["dinh_ls"]["lam"] == 0 and values["dinh_nc"]["lam"] > 0
     assert main(["constants", "dinh_ls"]) == 0
     assert "Dinh et al., Assumption 1" in capsys.readouterr().out
+
+
+CERT_KEYS = {"value", "witness_value", "upper", "witness", "lower_method", "upper_method", "definition", "assumption",
+             "agrees"}
+
+
+@pytest.mark.parametrize("args,section,names", [
+    (("lasso", "--set", "radius=2", "dim=8", "samples=16", "--batch", "2"), "certificates",
+     {"L", "mu", "H", "sigma2", "sigma_bar2", "Psi", "lam_opt", "Delta_star_max"}),
+    (("trace", "--set", "radius=2"), "certificates", {"L", "Lambda", "lam_opt", "Psi"}),
+    (("das-quadratic", "--set", "clients=6", "dim=10", "inner=3"), "certificates", {"L", "Delta_star_max"}),
+    (("dinh_nc",), "fedproxvr_certificates", {"L", "lam", "L_ms", "L_F", "sigma_bar_sq", "m", "Delta"}),
+    (("bylinkin-signed",), "separation_certificates", {"mu", "L", "delta_f", "delta_g"}),
+    (("buttaci-common",), "buttaci_certificates", {"Gamma", "L", "mu", "S", "sigma2"}),
+])
+def test_certificates_in_json_and_text(tmp_path, monkeypatch, capsys, args, section, names):
+    """Every family prints its certificates: value, witness, both routes; all agree on correct constants."""
+    from fedrates.verify.cli import main
+
+    monkeypatch.setenv("FEDRATES_CACHE", str(tmp_path / "cache"))
+    assert main(["constants", *args, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    certs = doc[section]
+    assert names <= set(certs)
+    for c in certs.values():
+        assert CERT_KEYS <= set(c) and c["agrees"] is True
+    assert all(not doc.get(k) for k in ("disagreements", "fedproxvr_disagreements", "separation_disagreements",
+                                        "buttaci_disagreements"))
+    assert main(["constants", *args]) == 0
+    text = capsys.readouterr().out
+    assert "certificates: all agree" in text and "second route:" in text and "witness:" in text
+
+
+def test_a_disagreeing_certificate_is_printed(tmp_path, monkeypatch, capsys):
+    """A constants module that halves L is shown as a disagreement with both numbers."""
+    import dataclasses as dc
+
+    from fedrates.solvers import constants
+    from fedrates.verify.cli import main
+
+    monkeypatch.setenv("FEDRATES_CACHE", str(tmp_path / "cache"))
+    real = constants.compute
+    monkeypatch.setattr(constants, "compute", lambda *a, **k: dc.replace(real(*a, **k), L=real(*a, **k).L / 2))
+    assert main(["constants", "realisable-quadratic", "--no-cache"]) == 0
+    text = capsys.readouterr().out
+    assert "1 DISAGREE" in text and "DISAGREES: L = " in text

@@ -75,10 +75,21 @@ def _verdict(claim: str = "bao.thm2.1/rate-T", **over: object) -> dict:
 # ---------------------------------------------------------------------------------------------------- figures
 
 
-@pytest.mark.parametrize("over", [{"x": "clients"}, {"x": None}, {"metric": "no_such_metric"}])
-def test_claim_figure_rejects_unplottable(over: dict) -> None:
-    with pytest.raises(ValueError):
-        figures.claim_figure(_records(), _verdict(**over))
+@pytest.mark.parametrize(("over", "note"), [({"x": "clients"}, "'clients' is not recorded"),
+                                             ({"metric": "no_such_metric"}, "no 'no_such_metric'")])
+def test_claim_figure_says_what_it_shows_when_the_declared_data_is_missing(over: dict, note: str) -> None:
+    from fedrates.verify.plotdata import plot_spec
+
+    spec = plot_spec(_records(), _verdict(**over))
+    assert note in spec["note"]
+    ax = figures.claim_figure(_records(), _verdict(**over), spec).axes[0]
+    assert any(note in t.get_text() for t in ax.texts)
+
+
+def test_claim_figure_rejects_records_without_a_finite_value() -> None:
+    records = _records().assign(value=float("nan"))
+    with pytest.raises(ValueError, match="no finite values"):
+        figures.claim_figure(records, _verdict())
 
 
 def test_to_svg_is_inline_and_offline() -> None:
@@ -222,3 +233,26 @@ def test_constants_name_effective_quantities_and_print_exact_zeros(tmp_path: Pat
     assert "<th><code>H</code></th><td>0</td>" in section
     integral = _render(tmp_path, [_verdict(constants={"K": 8.0})])
     assert "K_eff" not in integral
+
+
+def test_conditions_are_one_table_with_sweep_points_as_columns() -> None:
+    conditions = [{"condition": f"K={k}: a >= 4*L/mu", "holds": k != 8, "value": ""} for k in (2, 4, 8)]
+    conditions += [{"condition": f"[mu={m}] mu < delta_f", "holds": True, "value": ""} for m in (0.1, 0.2)]
+    conditions.append({"condition": "lambda_min(A) >= 0 (App. B, C: convex)", "holds": True, "value": 0.5})
+    table = html._condition_table(conditions)
+    assert table["columns"] == ["K=2", "K=4", "K=8", "mu=0.1", "mu=0.2", "every point"]
+    rows = {r["condition"]: [c["mark"] if c else "" for c in r["cells"]] for r in table["rows"]}
+    assert rows == {"a >= 4*L/mu": ["✓", "✓", "✗", "", "", ""], "mu < delta_f": ["", "", "", "✓", "✓", ""],
+                    "lambda_min(A) >= 0 (App. B, C: convex)": ["", "", "", "", "", "✓"]}
+
+
+def test_math_is_mathml_from_latex_or_the_catalogue_and_prose_stays_text() -> None:
+    m = html.math_from_latex(r"\frac{C}{T} \le \epsilon")
+    assert m is not None and m.startswith("<math") and "<mfrac>" in m and "xmlns" not in m
+    assert html.math_from_latex("Fast-FedDA reaches a lower Frobenius error than FedDA and FedMiD at equal rounds") \
+        is None
+    assert html.math_from_latex(r"\text{<script>alert(1)</script>}") is None or "<script" not in \
+        html.math_from_latex(r"\text{<script>alert(1)</script>}")
+    t = html.math_from_theorem("bao.thm2.1")
+    assert t is not None and "<mfrac>" in t
+    assert html.math_from_theorem("no.such.theorem") is None

@@ -37,10 +37,17 @@ def test_pdf_pages_and_odd_text(tmp_path: Path) -> None:
     ]
     path = pdf.render_pdf(_records("a/plot"), verdicts, {"k": odd}, [], tmp_path / "r.pdf", title=odd)
     assert path.read_bytes().startswith(b"%PDF")
-    assert _pages(path) == 1 + len(verdicts)  # summary, then one page per claim
+    assert _pages(path) == 2 + len(verdicts)  # scorecards, summary, then one page per claim
     errata = [{"theorem": "bao.thm3.1", "text": odd, "resolution": odd}]
     pdf.render_pdf(_records("a/plot"), verdicts, {}, errata, tmp_path / "r.pdf")
-    assert _pages(path) == 2 + len(verdicts)  # plus the errata page
+    assert _pages(path) == 3 + len(verdicts)  # plus the errata page
+    from pypdf import PdfReader
+
+    reader = PdfReader(path)
+    top = [item.title for item in reader.outline if not isinstance(item, list)]
+    assert top[1:] == ["Errata by kind", "All claims, papers and provenance", "Claims"]
+    assert [reader.get_destination_page_number(item) for item in reader.outline if not isinstance(item, list)] \
+        == [0, 1, 2, 3]
     assert [p.name for p in tmp_path.iterdir()] == ["r.pdf"]
 
 
@@ -95,6 +102,11 @@ def test_pdf_pages_render_one_size_unclipped_with_every_glyph(tmp_path: Path) ->
     assert len(sizes) == 1
     (w, h), = sizes
     assert abs(w / h - 8.27 / 11.69) < 0.01
+    import numpy as np
+
+    # no blank page
+    ink = [float((np.asarray(Image.open(p).convert("L")) < 200).mean()) for p in sorted(tmp_path.glob("page*.png"))]
+    assert min(ink) > 0.002, ink
     # nothing outside the page: every word's box lies within it
     bbox = subprocess.run([pdftotext, "-bbox", str(path), "-"], check=True, capture_output=True, text=True,
                           timeout=120).stdout

@@ -29,3 +29,49 @@ def test_table_is_compact_and_keeps_ids_whole(width: int) -> None:
     header = next(line for line in lines if "claim" in line)
     assert header.index("verdict") < header.index("claim") < header.index("measured")
     assert sum("loose bound" in line for line in lines) == 4
+
+
+LONG_VERDICTS = [
+    {"claim": "bylinkin.thm7.mf.corrected/rounds", "verdict": "pass",
+     "measured": "worst held-out mean/(C·rhs) = 0.987654321; loose bound ratio 1.234567e-05; "
+                 + "; ".join(f"alg_{k} {k}.123456789" for k in range(9)),
+     "predicted": "every mean/(C·rhs) ≤ 1 + 0.25 held out over 12 points with C calibrated on 3",
+     "tolerance": "95% one-sided studentized bootstrap, 40 seeds"},
+    {"claim": "dinh.rem1/svrg-large-beta", "verdict": "erratum", "erratum_kind": "statement-false",
+     "measured": 1234567.891011, "predicted": "tau_max(beta) ≥ 1 for some beta ≥ 3.5", "tolerance": 0.0},
+]
+
+
+def _numbers(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"[-+]?\d[\d.]*(?:e[-+]?\d+)?", text)
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_long_values_are_shortened_by_structure_never_mid_number(width: int) -> None:
+    buf = io.StringIO()
+    print_verdicts(LONG_VERDICTS, buf, tty=False, width=width)
+    out = buf.getvalue()
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= min(width, MAX_WIDTH)
+    # every number printed is a whole number of a verdict (or of a claim id), never a cut one
+    allowed = set()
+    for v in LONG_VERDICTS:
+        measured = f"{v['measured']:.4g}" if isinstance(v["measured"], float) else str(v["measured"])
+        allowed |= {*_numbers(measured), *_numbers(str(v["predicted"])), *_numbers(str(v["tolerance"])),
+                    *_numbers(v["claim"]), "0"}
+    printed = _numbers(out)
+    assert printed and set(printed) <= allowed, set(printed) - allowed
+    assert "1.235e+06" in out  # a short value is shown whole at every width
+    if width >= 100:
+        assert "0.987654321" in out
+
+
+def test_fit_drops_whole_items_then_words() -> None:
+    from fedrates.reports.terminal import fit
+
+    assert fit("a 1.5; b 2.5; c 3.5", 100) == "a 1.5; b 2.5; c 3.5"
+    assert fit("a 1.5; b 2.5; c 3.5", 18) == "a 1.5 … +2 more"
+    assert fit("one two three 12345.678", 16) == "one two three …"
+    assert fit("12345678901234567890", 8) == "12345678901234567890"  # a single value is never cut

@@ -157,3 +157,54 @@ def test_terminal_summary_counts_erratum_kinds_and_headline_errors():
     assert "1 pass" in line and "1 informational" in line
     assert "3 erratum (1 paper error (statement-false 1); also proof-gap 1, typo 1)" in line
     assert kind_summary([]) == ""
+
+
+def test_a_rate_claim_gets_a_ci_margin_and_is_not_demoted_by_its_bound_ratio():
+    result = CheckResult("pass", "slope 1.04 [1.00, 1.09]", "slope 1", "± 0.15", "ok",
+                         fit={"slope": 1.04, "lo": 1.0, "hi": 1.09})
+    v = fixed().verdict(result, conditions=[], seeds=[0], constants={}, bound_ratio=1 / 29.4)
+    assert v["verdict"] == "pass"
+    assert v["margin"]["kind"] == "ci" and v["margin"]["value"] == pytest.approx(0.09 / 0.3)
+
+
+def _certificate(value, witness_value, upper):
+    from fedrates.solvers.certify import CertifiedConstant
+
+    return CertifiedConstant(name="L", value=value, witness_value=witness_value, upper=upper, witness={"client": 0},
+                             lower_method="Rayleigh quotient", upper_method="Cholesky test", definition="max_k L_k",
+                             assumption="smoothness")
+
+
+@pytest.mark.parametrize("verdict", ["pass", "fail", "informational"])
+def test_constants_whose_two_routes_disagree_make_the_verdict_inconclusive(verdict):
+    from fedrates.verify.pipeline import certify_constants
+
+    class Source:
+        certificates = {"L": _certificate(2.0, 1.0, 1.0)}  # the value read is twice what the definition gives
+
+    v = {"verdict": verdict, "message": "m"}
+    certify_constants(v, [Source()])
+    assert v["verdict"] == "inconclusive" and "disagree" in v["message"]
+    assert v["certified"]["disagreements"] and v["certified"]["checked"] == 1
+
+
+def test_certified_constants_leave_the_verdict_alone():
+    from fedrates.verify.pipeline import certify_constants
+
+    class Source:
+        certificates = {"L": _certificate(1.0, 1.0, 1.0)}
+
+    v = {"verdict": "pass", "message": "m"}
+    certify_constants(v, [Source()])
+    assert v["verdict"] == "pass" and v["certified"] == {"sources": 1, "checked": 1, "disagreements": []}
+
+
+def test_constants_computed_while_judging_are_observed():
+    from fedrates.solvers import certify, problems
+    from fedrates.solvers import constants as C
+
+    problem = problems.make("quadratic", clients=3, dim=4, seed=0)
+    with certify.observing() as seen:
+        const = C.compute(problem, cache=False)
+    assert any(s is const for s in seen)
+    assert certify.check_certified(*seen) == []

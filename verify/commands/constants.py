@@ -2,7 +2,12 @@
 [--json]``.
 
 Prints the exact assumption constants of an instance (L, μ, Λ, H, σ², Δ_i*, δ, Ψ, λ_opt, ...) with the formula
-and the paper assumption each one instantiates.  PROBLEM may also be a preset name (its family is implied).
+and the paper assumption each one instantiates, and the certificate of each one: the witness that attains it (a
+client, a direction, a point, a pair) with the definition evaluated there, and the bound computed by a second,
+independent route (Cholesky tests, trust-region duality, a strong-convexity bound, an exhaustive maximum), with
+both methods; constants that cannot be certified are listed with the reason.  Family sections: Dinh et al.'s
+Assumption 1 (dinh_*), Bylinkin et al.'s two-group constants (separation), Buttaci & Calafiore's Γ, L, μ, S, σ²
+(similar_quadratic).  PROBLEM may also be a preset name (its family is implied).
 The result is cached (a checksummed JSON file in the reference cache directory, under ``constants/``) and keyed by
 the problem's data, the options and the code that computes it, so a repeated command answers at once.
 """
@@ -11,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from typing import Any
 
@@ -61,7 +67,9 @@ def _fmt(value: Any) -> str:
 
 #: modules whose code determines the document: a change to any of them gives a different cache key
 _CODE = ("fedrates.solvers.constants", "fedrates.solvers._trs", "fedrates.solvers.fedproxvr_constants",
-         "fedrates.solvers.penalties", "fedrates.solvers.problems.datafits", "fedrates.verify.commands.constants")
+         "fedrates.solvers.penalties", "fedrates.solvers.problems.datafits", "fedrates.verify.commands.constants",
+         "fedrates.solvers.certify", "fedrates.solvers.problems.similar_quadratic",
+         "fedrates.solvers.problems.separation")
 
 
 def _cache_key(problem: Any, args: argparse.Namespace) -> str:
@@ -91,10 +99,13 @@ def _plain(obj: Any) -> Any:
 
 
 def _document(problem: Any, args: argparse.Namespace) -> dict:
+    from fedrates.solvers.certify import check_certified
     from fedrates.solvers.constants import DEFINITIONS, compute
 
-    const = compute(problem, batch=args.batch, replace=args.replace, radius=args.radius)
+    const = compute(problem, batch=args.batch, replace=args.replace, radius=args.radius,
+                    cache=not args.no_cache)
     values = const.as_dict()
+    certs = const.certificates
     return _plain({
         "problem": problem.summary(), "batch": const.batch, "replace": const.replace, "radius": const.radius,
         "seconds": const.seconds, "sampling": const.sampling,
@@ -103,8 +114,12 @@ def _document(problem: Any, args: argparse.Namespace) -> dict:
                              "interval": list(const.intervals[name]) if name in const.intervals else None}
                       for name, d in DEFINITIONS.items()},
         "notes": dict(const.notes),
+        "certificates": {name: c.as_dict() for name, c in certs.items()},
+        "uncertified": dict(const.uncertified),
+        "disagreements": check_certified(certs),
         **_separation_json(problem),
         **_dinh_json(problem),
+        **_buttaci_json(problem),
     })
 
 
@@ -121,15 +136,25 @@ def run(args: argparse.Namespace) -> int:
     if args.batch < 1:
         raise InputError(f"batch={args.batch!r} is not valid; expected an integer >= 1")
     parse_assignments(args.assignments)
+    from threadpoolctl import threadpool_limits
+
     from fedrates.solvers import _cache
 
-    problem = _build_problem(args)
-    directory = _cache.cache_dir() / "constants"
-    key = None if args.no_cache else _cache_key(problem, args)
-    doc = None if key is None else _cache.load_document(key, directory)
-    cached = doc is not None
-    if doc is None:
-        doc = _document(problem, args)
+    # one BLAS thread, as `fedrates reference`: on a shared machine the threads of d × d eigendecompositions
+    # oversubscribe the cores (bao-lasso-sized lasso under load 14 on 2 cores: 5.6 s with one thread, 63 s without).
+    # threadpool_limits caps the libraries loaded now; the environment caps those loaded later (numpy's and scipy's
+    # OpenBLAS are loaded on first use, inside the block), unless the user chose a number of threads.
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        if "numpy" not in sys.modules:
+            os.environ.setdefault(var, "1")
+    with threadpool_limits(limits=1):
+        problem = _build_problem(args)
+        directory = _cache.cache_dir() / "constants"
+        key = None if args.no_cache else _cache_key(problem, args)
+        doc = None if key is None else _cache.load_document(key, directory)
+        cached = doc is not None
+        if doc is None:
+            doc = _document(problem, args)
         note = None if key is None else _cache.store_document(key, doc, directory)
         if note:
             sys.stderr.write(f"fedrates: warning: constants {note}\n")
@@ -155,20 +180,66 @@ def _print_text(doc: dict) -> None:
         out.write(f"  {key:<{width}}  {_fmt(entry['value']):<28} {entry['formula']} — {entry['assumption']}{flag}\n")
     for key, note in doc["notes"].items():
         out.write(f"  note {key}: {note}\n")
+    _certificates_text(doc.get("certificates", {}), doc.get("uncertified", {}), out)
     _separation_text(doc, out)
     _dinh_text(doc, out)
+    _buttaci_text(doc, out)
+    bad = [line for key in ("disagreements", "fedproxvr_disagreements", "separation_disagreements",
+                            "buttaci_disagreements") for line in doc.get(key, [])]
+    out.write(f"certificates: {'all agree (1e-9 relative)' if not bad else f'{len(bad)} DISAGREE'}\n")
+    for line in bad:
+        out.write(f"  DISAGREES: {line}\n")
+
+
+def _witness_text(witness: dict) -> str:
+    """Short form of a witness: integers and labels as they are, vectors by size and first entries."""
+    parts = []
+    for key, value in witness.items():
+        if isinstance(value, list) and value and isinstance(value[0], float):
+            head = ", ".join(f"{x:.4g}" for x in value[:3])
+            parts.append(f"{key}[{len(value)}] = ({head}{', ...' if len(value) > 3 else ''})")
+        elif isinstance(value, list) and len(value) > 4:
+            parts.append(f"{key}: {len(value)} entries")
+        else:
+            parts.append(f"{key} = {value}")
+    return "; ".join(parts) or "-"
+
+
+def _certificates_text(certs: dict, uncertified: dict, out: Any, title: str = "certificates") -> None:
+    if not certs and not uncertified:
+        return
+    out.write(f"{title} (witness attains the value; the second route bounds the other side)\n")
+    width = max([len(n) for n in certs] + [4])
+    for name, c in certs.items():
+        side = "upper" if c["sense"] == "sup" else "lower"
+        exact = "exact" if c["upper_exact"] else "bound"
+        status = "ok" if c["agrees"] else "DISAGREES"
+        out.write(f"  {name:<{width}}  value {_fmt(c['value']):<12} witness {_fmt(c['witness_value']):<12} "
+                  f"{side} {_fmt(c['upper']):<12} ({exact}) {status}\n")
+        out.write(f"  {'':<{width}}    witness: {_witness_text(c['witness'])}\n")
+        out.write(f"  {'':<{width}}    first route: {c['lower_method']}\n")
+        out.write(f"  {'':<{width}}    second route: {c['upper_method']}\n")
+    reasons: dict[str, list[str]] = {}
+    for name, why in uncertified.items():
+        reasons.setdefault(why, []).append(name)
+    for why, names in reasons.items():
+        out.write(f"  uncertified {', '.join(names)}: {why}\n")
 
 
 def _dinh_json(problem: Any) -> dict:
     """Dinh et al.'s Assumption 1 constants (L, L_ms, L_F, λ, σ̄², PL m, Δ) of a finite-sum (``dinh_*``) problem."""
     if problem.family not in ("dinh_ls", "dinh_nc"):
         return {}
+    from fedrates.solvers.certify import check_certified
     from fedrates.solvers.errors import InputError
     from fedrates.solvers.fedproxvr_constants import ASSUMPTIONS, compute
 
     const = compute(problem)
     out = {"fedproxvr": {name: {"value": float(getattr(const, name)), "assumption": text}
-                         for name, text in ASSUMPTIONS.items()}}
+                         for name, text in ASSUMPTIONS.items()},
+           "fedproxvr_certificates": {n: c.as_dict() for n, c in const.certificates.items()},
+           "fedproxvr_uncertified": dict(const.uncertified),
+           "fedproxvr_disagreements": check_certified(const)}
     if not const.realisable:  # Theta of Theorem 1 is refused, with the reason
         try:
             const.require_finite_sigma()
@@ -186,17 +257,24 @@ def _dinh_text(doc: dict, out: Any) -> None:
     refused = doc.get("fedproxvr_refused") if table else None
     if refused:
         out.write(f"  note: {refused}\n")
+    if table:
+        _certificates_text(doc.get("fedproxvr_certificates", {}), doc.get("fedproxvr_uncertified", {}), out,
+                           "certificates of the finite-sum constants")
 
 
 def _separation_json(problem: Any) -> dict:
     """Bylinkin et al.'s two-group constants (group means f, g and server f_1, g_1) of a ``separation`` problem."""
     if problem.family != "separation":
         return {}
+    from fedrates.solvers.certify import check_certified, for_separation
     from fedrates.solvers.constants import SEPARATION_DEFINITIONS, separation_constants
 
     values = separation_constants(problem)
+    certs = for_separation(problem)
     return {"separation": {n: {"value": values[n], "formula": d.formula, "assumption": d.assumption}
-                           for n, d in SEPARATION_DEFINITIONS.items()}}
+                           for n, d in SEPARATION_DEFINITIONS.items()},
+            "separation_certificates": {n: c.as_dict() for n, c in certs.items()},
+            "separation_disagreements": check_certified(certs)}
 
 
 def _separation_text(doc: dict, out: Any) -> None:
@@ -205,3 +283,32 @@ def _separation_text(doc: dict, out: Any) -> None:
         out.write("two-group constants (Bylinkin et al.: h = f + g, server h_1 = f_1 + g_1)\n")
     for name, entry in (table or {}).items():
         out.write(f"  {name:<20}  {_fmt(entry['value']):<14} {entry['formula']} — {entry['assumption']}\n")
+    if table:
+        _certificates_text(doc.get("separation_certificates", {}), {}, out, "certificates of the two-group constants")
+
+
+def _buttaci_json(problem: Any) -> dict:
+    """Buttaci & Calafiore's constants (Γ with the graph's degree weights, per-client L and μ, S, σ²) of a
+    ``similar_quadratic`` problem, with their certificates."""
+    if problem.family != "similar_quadratic":
+        return {}
+    from fedrates.solvers.certify import check_certified, for_buttaci
+    from fedrates.solvers.problems.similar_quadratic import exact_constants
+
+    consts = exact_constants(problem)
+    certs, skip = for_buttaci(problem, consts)
+    keys = ("L", "mu", "L_f", "mu_f", "S", "Gamma", "sigma2")
+    return {"buttaci": {k: float(consts[k]) for k in keys},
+            "buttaci_certificates": {n: c.as_dict() for n, c in certs.items()}, "buttaci_uncertified": skip,
+            "buttaci_disagreements": check_certified(certs)}
+
+
+def _buttaci_text(doc: dict, out: Any) -> None:
+    table = doc.get("buttaci")
+    if not table:
+        return
+    out.write("similarity-graph constants (Buttaci & Calafiore: degree weights p_i of the graph)\n")
+    for name, value in table.items():
+        out.write(f"  {name:<8}  {_fmt(value)}\n")
+    _certificates_text(doc.get("buttaci_certificates", {}), doc.get("buttaci_uncertified", {}), out,
+                       "certificates of the similarity-graph constants")

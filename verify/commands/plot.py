@@ -74,8 +74,11 @@ def run(args: argparse.Namespace) -> int:
     rows = records[records["claim"] == args.claim]
     if rows.empty:
         raise InputError(f"'{records_path}' holds no records of claim {args.claim}")
-    if args.x and args.x not in rows.columns:
-        raise InputError(f"--x '{args.x}' is not a records column; expected one of: {', '.join(rows.columns)}")
+    from fedrates.verify.plotdata import params_keys
+
+    if args.x and args.x not in rows.columns and args.x not in params_keys(rows):
+        choices = [*rows.columns, *sorted(params_keys(rows))]
+        raise InputError(f"--x '{args.x}' is not a records column or parameter; expected one of: {', '.join(choices)}")
     metrics = sorted(rows["metric"].unique())
     if args.metric and args.metric not in metrics:
         raise InputError(f"--metric '{args.metric}' has no records for {args.claim}; stored: {', '.join(metrics)}")
@@ -90,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
     # provenance in the file itself: which claim, verdict and run the figure shows, and the fedrates version
     about = (f"{args.claim}: verdict {verdict.get('verdict')}; run {verdict.get('profile', '?')} profile at "
-             f"{verdict.get('run_at', '?')}; records {records_path}; fedrates {__version__}")
+             f"{verdict.get('run_at', '?')}; records {records_path.name}; fedrates {__version__}")
     metadata = {".svg": {"Title": args.claim, "Description": about, "Date": None},
                 ".png": {"Title": args.claim, "Description": about},
                 ".pdf": {"Title": args.claim, "Subject": about, "CreationDate": None}}[out.suffix.lower()]
