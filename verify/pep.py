@@ -529,8 +529,10 @@ CASES: tuple[PEPCase, ...] = (
               "assumptions (and the implicit h_1 convex, h smooth), and the state is reached by one iteration, so a "
               "worst case above the factor refutes the printed recursion on the paper's class (the catalogue's "
               "factor-2 erratum: the printed step is not only unproved but false; the quadratic claim "
-              "bylinkin.thm5/one-step finds the same from worst states).  Up to 2-d quadratics from x_0 = xbar_0 "
-              "stayed below the factor in a random search: the certified worst instance here is not quadratic",
+              "bylinkin.thm5/one-step finds the same from worst states).  At this second step, up to 2-d quadratics "
+              "from x_0 = xbar_0 stayed below the factor in a random search (the certified worst instance here is "
+              "not quadratic); at later steps a 1-d quadratic exceeds it (Phi_5/Phi_4 = 1.0099 rho, claim "
+              "bylinkin.thm5/counterexample)",
     ),
     PEPCase(
         id="bylinkin.thm5.corrected/aeg-exact", theorem="bylinkin.thm5.corrected",

@@ -14,6 +14,11 @@ with a server holding h_1 = f_1 + g_1.  Every function is a quadratic φ(x) = ½
   ``perturbation=psd`` (s ∈ [0, 1]) keeps h_1 = f_1 + g_1 and f_1 + g convex — the preconditions the proofs use
   without stating them (App. B/C: "A_θ is 1/θ-strongly convex"; Section 7: Kovalev et al.'s q = f_1 + g convex);
   ``perturbation=signed`` puts s = −1 on the bottom eigenvector of H, so both fail (negative tests);
+  ``perturbation=mixed`` puts s = −1 on the top eigenvector and s ∈ [0, 1) elsewhere: δ is attained by a negative
+  eigenvalue only (a δ computed from the signed largest eigenvalue would be smaller) while h_1 and f_1 + g stay
+  convex when L ≥ δ_f + δ_g;
+* ``components=indefinite`` splits the same H as A_f = H/2 + S, A_g = H/2 − S with S symmetric, eigenvalues in
+  [−L, L]: f and g non-convex, as §5-6 allow (Assumption 3, g convex, is then violated: §7 only);
 * nodes: A_m = A_f + Δ_m with Σ_m Δ_m = 0 (``node_spread``), linear terms likewise, so the group means are exact;
 * linear terms: ``linear=generic`` (b_f = A_f x_f°, b_g = A_g x_g°, server terms perturbed: the oracle variance at
   x* is positive) or ``linear=shared`` (every function minimised at the same x°: interpolation regime).
@@ -54,8 +59,12 @@ PARAMETERS = {
     "nodes_f": Param(4, "int", "number of nodes |M_f| >= 1", low=1),
     "nodes_g": Param(4, "int", "number of nodes |M_g| >= 1", low=1),
     "node_spread": Param(0.1, "float", "spread of node Hessians/linear terms around their group mean >= 0", low=0.0),
-    "perturbation": Param("psd", "choice", "server perturbation: psd (h_1, f_1 + g convex) or signed (not)",
-                          choices=("psd", "signed")),
+    "perturbation": Param("psd", "choice", "server perturbation: psd (h_1, f_1 + g convex), signed (not), or mixed "
+                          "(eigenvalue -delta on the top eigenvector of H, the rest in [0, 1): h_1 convex when "
+                          "L >= delta_f + delta_g)", choices=("psd", "signed", "mixed")),
+    "components": Param("convex", "choice", "split of H: convex (A_f, A_g PSD) or indefinite (A_f = H/2 + S, "
+                        "A_g = H/2 - S, S symmetric with eigenvalues in [-L, L]: f and g non-convex)",
+                        choices=("convex", "indefinite")),
     "linear": Param("generic", "choice", "linear terms: generic or shared (common minimiser, interpolation)",
                     choices=("generic", "shared")),
     "seed": Param(0, "int", "seed of the data generator >= 0", low=0),
@@ -86,6 +95,14 @@ def _perturbation(rng: np.random.Generator, d: int, delta: float, kind: str, bot
         s = rng.uniform(0.0, 1.0, d)
         s[int(np.argmax(s))] = 1.0
         U = haar_orthogonal(rng, d)
+    elif kind == "mixed":
+        # one eigenvalue −δ (on ``bottom``, here the TOP eigenvector of H), the others in [0, 1): the modulus is
+        # attained only by the negative eigenvalue, so the signed largest eigenvalue is < δ
+        s = rng.uniform(0.0, 1.0, d)
+        s[0] = -1.0
+        basis = np.column_stack([bottom, rng.standard_normal((d, d - 1))])
+        U, r = np.linalg.qr(basis)
+        U = U * np.sign(np.diag(r))
     else:
         s = rng.uniform(-1.0, 1.0, d)
         s[0] = -1.0
@@ -112,9 +129,15 @@ def build(params: dict, preset: str | None = None) -> Problem:
     W = _sym((Qw * rng.uniform(0.2, 0.8, d)) @ Qw.T)
     Af = _sym(Hh @ W @ Hh)
     Ag = _sym(H - Af)
-    bottom = V[:, 0]
-    Af1 = _sym(Af + _perturbation(rng, d, params["delta_f"], params["perturbation"], bottom))
-    Ag1 = _sym(Ag + _perturbation(rng, d, params["delta_g"], params["perturbation"], bottom))
+    if params.get("components", "convex") == "indefinite":
+        # §5-6 allow non-convex f and g: the same h = f + g, split with an indefinite S (eigenvalues in [−L, L])
+        Qs = haar_orthogonal(rng, d)
+        S = _sym((Qs * (L * rng.uniform(-1.0, 1.0, d))) @ Qs.T)
+        Af, Ag = _sym(H / 2 + S), _sym(H / 2 - S)
+    kind = params["perturbation"]
+    bottom = V[:, -1] if kind == "mixed" else V[:, 0]
+    Af1 = _sym(Af + _perturbation(rng, d, params["delta_f"], kind, bottom))
+    Ag1 = _sym(Ag + _perturbation(rng, d, params["delta_g"], kind, bottom))
     if params["linear"] == "shared":
         xo = rng.standard_normal(d)
         bf, bg, bf1, bg1 = Af @ xo, Ag @ xo, Af1 @ xo, Ag1 @ xo

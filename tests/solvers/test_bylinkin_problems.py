@@ -74,3 +74,20 @@ def test_builder_checks_what_it_built(monkeypatch):
                                                                                                      kind, b))
     with pytest.raises(InputError, match="not the requested"):
         problems.make("separation", seed=5)
+
+
+def test_indefinite_components_and_mixed_perturbation():
+    # f, g non-convex (sections 5-6 allow it), delta attained only by the negative eigenvalue, h_1 still convex
+    p = problems.make("separation", dim=6, mu=0.01, L=1.0, delta_f=0.1, delta_g=0.3, components="indefinite",
+                      perturbation="mixed", seed=2)
+    sp = split(p)
+    ev = np.linalg.eigvalsh
+    assert ev(sp.A_f)[0] < 0 and ev(sp.A_g)[0] < 0
+    np.testing.assert_allclose(sp.A_f + sp.A_g, sp.H, atol=1e-12)
+    assert sp.mu == pytest.approx(0.01, rel=1e-9)
+    for A1, A, delta in ((sp.A_f1, sp.A_f, 0.1), (sp.A_g1, sp.A_g, 0.3)):
+        e = ev(0.5 * ((A1 - A) + (A1 - A).T))
+        assert e[0] == pytest.approx(-delta, rel=1e-9)  # the modulus is attained by the negative eigenvalue
+        assert e[-1] < delta * (1 - 1e-6)  # so the signed largest eigenvalue is smaller than delta
+    assert sp.delta_f == pytest.approx(0.1, rel=1e-9) and sp.delta_g == pytest.approx(0.3, rel=1e-9)
+    assert sp.lambda_min_h1 > 0 and sp.lambda_min_f1_plus_g > 0

@@ -14,8 +14,8 @@ from fedrates.verify.claims.base import Claim
 
 __all__ = ["Claim", "all_claims", "get", "ids", "select"]
 
-MODULES = ("bao", "bao_experiments", "bao_exact", "buttaci", "dinh", "bylinkin", "das", "das_privacy", "das_sampling",
-           "das_errata", "das_figures", "das_bounds",
+MODULES = ("bao", "bao_experiments", "bao_exact", "buttaci", "dinh", "bylinkin", "bylinkin_exact", "das",
+           "das_privacy", "das_sampling", "das_errata", "das_figures", "das_bounds",
            "dinh_synthetic", "dinh_output")
 
 
