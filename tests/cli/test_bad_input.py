@@ -37,7 +37,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("run-seeds-text", [*Q, "--seeds", "1,a"], "is not an integer"),
     ("run-seeds-blank", [*Q, "--seeds", ","], "--seeds"),
     # ---- run: problem parameters
-    ("run-clients-inf", [*QQ, "--set", "clients=inf"], "clients=inf must be a finite integer"),
+    ("run-clients-inf", [*QQ, "--set", "clients=inf"], "--set clients 'inf' is not a finite number"),
     ("run-dim-1e308", [*QQ, "--set", "dim=1e308"], "dim=1e+308 is too large"),
     ("run-dim-memory", [*QQ, "--set", "dim=1000000000"], "of memory"),
     ("run-clients-memory", [*QQ, "--set", "clients=1000000000"], "of memory"),

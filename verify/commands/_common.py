@@ -44,29 +44,16 @@ def parse_assignments(items: Sequence[str] | None, option: str = "--set") -> dic
             raise InputError(f"{option} key '{shown(key)}' is not a valid parameter name")
         if key in out:
             raise InputError(f"{option} gives '{key}' twice; give each key once")
-        out[key] = parse_scalar(text)
+        out[key] = parse_scalar(text, f"{option} {key}")
     return out
 
 
-def parse_scalar(text: str) -> Any:
-    low = text.lower()
-    if low in {"true", "yes"}:
-        return True
-    if low in {"false", "no"}:
-        return False
-    if low in {"none", "null"}:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    if math.isnan(value):
-        raise InputError(f"value '{shown(text)}' is not a number")
-    return value
+def parse_scalar(text: str, option: str = "value") -> Any:
+    """A ``key=value`` value by the rules of :mod:`fedrates.verify.numbers` (ASCII digits, finite, normal): a
+    boolean, None, an int, a float, or the text itself when it is a word."""
+    from fedrates.verify.numbers import parse_value
+
+    return parse_value(option, text)
 
 
 def print_json(obj: Any) -> None:
@@ -88,19 +75,11 @@ MEMORY_SHARE = 0.5
 
 
 def check_int(name: str, value: Any, low: int, high: int) -> int:
-    """``value`` as an int in [low, high]; one-line InputError otherwise."""
-    if isinstance(value, bool):
-        raise InputError(f"{name} {value!r} is not an integer")
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise InputError(f"{name} '{shown(value)}' is not an integer") from None
-    if not isinstance(value, int):
-        raise InputError(f"{name} {shown(value)} is not an integer")
-    if not low <= value <= high:
-        raise InputError(f"{name} {shown(value)} is out of range; expected an integer in {low}..{high}")
-    return value
+    """``value`` as an int in [low, high]; one-line InputError otherwise (:func:`fedrates.verify.numbers.parse_int`:
+    ASCII digits only, booleans refused)."""
+    from fedrates.verify.numbers import parse_int
+
+    return parse_int(name, value, low, high)
 
 
 def available_memory() -> int:
