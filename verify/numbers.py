@@ -29,6 +29,10 @@ _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
 MAX_TEXT = 64
 #: smallest magnitude of a nonzero number (the smallest normal double)
 TINY = sys.float_info.min
+#: largest magnitude of a parameter that is squared or cubed (radii, hyperparameters): 1e100**3 is still finite
+MAX_MAGNITUDE = 1e100
+#: smallest nonzero magnitude of such a parameter (its cube and its reciprocal's cube stay finite and nonzero)
+MIN_MAGNITUDE = 1e-100
 
 
 def _shown(text: object) -> str:
@@ -147,6 +151,16 @@ def parse_number(option: str, value: Any, low: float | None = None, high: float 
     return number
 
 
+def check_magnitude(option: str, value: Any) -> Any:
+    """A hyperparameter that is squared, cubed or inverted: a nonzero float must have a magnitude in
+    [:data:`MIN_MAGNITUDE`, :data:`MAX_MAGNITUDE`]; other values pass unchanged."""
+    if isinstance(value, float | int) and not isinstance(value, bool) and value != 0 and \
+            not MIN_MAGNITUDE <= abs(value) <= MAX_MAGNITUDE:
+        raise InputError(f"{option}={value:g} is out of range; expected 0 or a magnitude in "
+                         f"[{MIN_MAGNITUDE:g}, {MAX_MAGNITUDE:g}] (its powers must stay finite)")
+    return value
+
+
 def parse_value(option: str, text: str) -> Any:
     """A ``key=value`` value: ``true/yes``/``false/no``, ``none/null``, an integer, a number (both by the rules
     above), else the text itself (a word such as ``exact``).  Text that Python would read as a number but the rules
@@ -163,3 +177,14 @@ def parse_value(option: str, text: str) -> Any:
     if _NUMBER.match(text) or looks_numeric(text):
         return parse_number(option, text)
     return text
+
+
+def ascii_int(text: str) -> int:
+    """An argparse ``type`` for integer options: ASCII digits with an optional sign (``int`` alone also reads
+    ``1_000``, ``١٠`` and surrounding spaces); argparse's refusal reads "invalid int value"."""
+    if not _INT.match(text) or len(text) > MAX_TEXT:
+        raise ValueError(text)
+    return int(text)
+
+
+ascii_int.__name__ = "int"

@@ -169,6 +169,11 @@ def validate_run(args: Any) -> list[int]:
     seeds = seeds_of(args.seed, args.seeds)
     overrides = parse_assignments(args.assignments, "--set")
     hyper = parse_assignments(args.hyper, "--hyper")
+    from fedrates.verify.numbers import check_magnitude
+
+    for key, value in hyper.items():
+        if key not in ("local_steps", "batch"):
+            check_magnitude(f"--hyper {key}", value)
     for key in ("local_steps", "batch"):
         value = hyper.get(key)
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
@@ -219,6 +224,22 @@ def validate_verify(args: Any) -> tuple[int | None, int]:
     base_seed = check_int("--seed", args.seed, 0, MAX_BASE_SEED)
     if args.only is not None and (not args.only.strip() or len(args.only) > MAX_ITEM):
         raise InputError(f"--only '{shown(args.only)}' is not a claim pattern")
+    return jobs, base_seed
+
+
+#: profiles of ``selfcheck`` (its help names these two)
+SELFCHECK_PROFILES = ("quick", "standard")
+
+
+def validate_selfcheck(args: Any) -> tuple[int, int]:
+    """(jobs, base seed) of ``fedrates selfcheck``, checked like ``verify``'s: each message names only the wrong
+    option."""
+    if args.profile not in SELFCHECK_PROFILES:
+        raise InputError(f"unknown profile '{shown(args.profile)}'; expected one of: {', '.join(SELFCHECK_PROFILES)}")
+    jobs = check_int("--jobs", args.jobs, 1, MAX_JOBS) if args.jobs is not None else max(1, os.cpu_count() or 1)
+    base_seed = check_int("--seed", args.seed, 0, MAX_BASE_SEED)
+    if args.only is not None and (not args.only.strip() or len(args.only) > MAX_ITEM):
+        raise InputError(f"--only '{shown(args.only)}' is not a variant pattern")
     return jobs, base_seed
 
 
