@@ -77,7 +77,8 @@ def output_lock(out: Path, *, shared: bool = False, wait: float | None = None) -
     """Hold the lock of output directory ``out`` (exclusive, or ``shared`` for a reader) for the ``with`` block.
 
     A busy lock is waited for (one line on stderr) for at most ``wait`` seconds (default :func:`lock_wait`), then
-    InputError.  A reader of a directory it cannot create the lock file in (read-only copy) reads without it."""
+    InputError.  A reader never creates the lock file: without one (a directory ``verify`` never wrote, a read-only
+    copy) it reads unlocked."""
     try:
         import fcntl
     except ImportError:  # no flock (Windows): one writer per directory is the user's business there
@@ -85,9 +86,9 @@ def output_lock(out: Path, *, shared: bool = False, wait: float | None = None) -
         return
     path = Path(out) / LOCK_FILE
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = os.open(path, os.O_RDONLY) if shared else os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     except OSError as exc:
-        if shared:
+        if shared:  # no lock file (never written by verify) or a read-only copy: nothing to wait for
             yield
             return
         raise InputError(f"cannot lock output directory '{_shown(out)}' ({exc.strerror or exc})") from None
@@ -160,6 +161,20 @@ def write_manifest(out: Path) -> Path:
         if path.is_file():
             files[name] = {"sha256": file_digest(path), "bytes": path.stat().st_size}
     return write_json_atomic({"format": 1, "algorithm": "sha256", "files": files}, Path(out) / MANIFEST)
+
+
+def update_manifest(out: Path, names: Sequence[str]) -> None:
+    """Record new digests of ``names`` (rewritten by ``report``) in an existing manifest; no manifest: nothing."""
+    from fedrates.verify.records import write_json_atomic
+
+    files = _manifest(out)
+    if files is None:
+        return
+    for name in names:
+        path = Path(out) / name
+        if path.is_file():
+            files[name] = {"sha256": file_digest(path), "bytes": path.stat().st_size}
+    write_json_atomic({"format": 1, "algorithm": "sha256", "files": files}, Path(out) / MANIFEST)
 
 
 def _manifest(out: Path) -> dict[str, Any] | None:
@@ -278,6 +293,32 @@ def estimate_bytes(records: Any, verdicts: Any) -> int:
     return frame + 3 * text + 4 * 2**20
 
 
+def _kept_text(kept: str | None) -> str:
+    return f"this run's verdicts are printed above and kept in '{kept}'" if kept else \
+        "this run's verdicts are printed above (no copy could be kept)"
+
+
+@contextmanager
+def writing(out: Path, verdicts: Any, records: Any = None, *, check_earlier: bool = True) -> Iterator[None]:
+    """The ``with`` block that writes a run's outputs into ``out``: holds the directory's lock (exclusive), removes
+    the leftovers of interrupted writes, checks the earlier results against the manifest (``check_earlier``, before
+    a merge reads them), and turns every failure to write (full disk, quota, I/O error) or to lock into
+    :class:`OutputsNotWritten` with this run's ``verdicts`` kept in the user cache."""
+    try:
+        with output_lock(out):
+            remove_leftovers(out)
+            if check_earlier:
+                check_earlier_results(out)
+            yield
+    except OutputsNotWritten:
+        raise
+    except InputError as exc:  # busy beyond the wait, damaged earlier results: the verdicts are kept all the same
+        kept = keep_verdicts(verdicts)
+        raise OutputsNotWritten(f"{exc}; {_kept_text(kept)}", kept) from None
+    except OSError as exc:
+        raise not_written(out, exc, verdicts, estimate_bytes(records, verdicts)) from None
+
+
 def not_written(out: Path, exc: OSError, verdicts: Any, needed: int) -> OutputsNotWritten:
     """The one-line refusal of outputs that could not be written, with this run's ``verdicts`` kept."""
     kept = keep_verdicts(verdicts)
@@ -291,7 +332,5 @@ def not_written(out: Path, exc: OSError, verdicts: Any, needed: int) -> OutputsN
         reason = f"not enough space in {where} (the outputs need about {_size(needed)}{free_text})"
     else:
         reason = f"cannot write the outputs into {where} ({exc.strerror or exc})"
-    keep = f"this run's verdicts are printed above and kept in '{kept}'" if kept else \
-        "this run's verdicts are printed above (no copy could be kept)"
-    return OutputsNotWritten(f"{reason}; {keep}; finished points are cached: free some space and rerun the same "
-                             f"command", kept)
+    return OutputsNotWritten(f"{reason}; {_kept_text(kept)}; free some space and rerun the same command (points "
+                             f"already in its cache are not computed again)", kept)

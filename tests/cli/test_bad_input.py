@@ -84,7 +84,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("run-gradients-choice", [*Q, "--gradients", "fuzzy"], "invalid choice"),
     ("run-algorithm-ansi", ["run", "fedavg\x1b[31m", "--problem", "quadratic"], "unknown algorithm"),
     # ---- run: output destination, checked before simulating
-    ("run-out-missing-parent", [*Q, "--out", "{tmp}/missing/x.parquet"], "does not exist"),
+    ("run-out-parent-is-file", [*Q, "--out", "{tmp}/file/x.parquet"], "is not a directory"),
+    ("run-out-name-too-long", [*Q, "--out", "{tmp}/" + "a" * 300 + ".parquet"], "File name too long"),
     ("run-out-is-directory", [*Q, "--out", "{tmp}/d.parquet"], "is a directory"),
     ("run-out-unknown-suffix", [*Q, "--out", "{tmp}/x.txt"], ".parquet or .csv"),
     ("run-out-read-only-fs", [*Q, "--out", "/proc/x.parquet"], "not writable"),
@@ -230,6 +231,7 @@ def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("FEDRATES_CACHE", str(tmp_path / "ref-cache"))
     (tmp_path / "d.parquet").mkdir()
+    (tmp_path / "file").write_text("a file where a directory is expected")
     _report_dirs(tmp_path)
     return tmp_path
 

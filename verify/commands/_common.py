@@ -105,27 +105,35 @@ def _bytes(n: float) -> str:
 
 
 def check_output_file(option: str, out: str, suffixes: Sequence[str]) -> Path:
-    """A writable file destination: known suffix, not a directory, an existing writable parent directory."""
+    """A writable file destination: known suffix, not a directory, and a writable directory to put it in.  Missing
+    parent directories are created when the file is written (as ``report --out`` and ``plot --out`` do); here the
+    nearest existing ancestor must be a writable directory.  Nothing is created by the check."""
     if not out or "\0" in out:
         raise InputError(f"{option} '{shown(out)}' is not a file name")
     path = Path(out)
     if path.suffix.lower() not in suffixes:
         raise InputError(f"{option} '{shown(out)}' has an unknown format; expected a "
                          f"{' or '.join(suffixes)} file name")
-    if path.is_dir():
-        raise InputError(f"{option} '{shown(out)}' is a directory; expected a file name")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise InputError(f"{option} '{shown(out)}': directory '{shown(parent)}' does not exist")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise InputError(f"{option} '{shown(out)}' is not writable")
-    probe = parent / f".fedrates-write-test-{os.getpid()}"
     try:
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise InputError(f"{option} '{shown(out)}': directory '{shown(parent)}' is not writable "
-                         f"({exc.strerror or exc})") from None
+        if path.is_dir():
+            raise InputError(f"{option} '{shown(out)}' is a directory; expected a file name")
+        parent = path.parent if str(path.parent) else Path(".")
+        existing = parent
+        while not existing.exists():
+            existing = existing.parent
+        if not existing.is_dir():
+            raise InputError(f"{option} '{shown(out)}': '{shown(existing)}' is not a directory")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise InputError(f"{option} '{shown(out)}' is not writable")
+        probe = existing / f".fedrates-write-test-{os.getpid()}"
+        try:
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise InputError(f"{option} '{shown(out)}': directory '{shown(existing)}' is not writable "
+                             f"({exc.strerror or exc})") from None
+    except OSError as exc:  # a name too long, a component that is a file, ...
+        raise InputError(f"{option} '{shown(out)}' cannot be written ({exc.strerror or exc})") from None
     return path
 
 
