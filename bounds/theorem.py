@@ -18,6 +18,7 @@ from typing import Literal
 import sympy as sp
 
 from fedrates.solvers.errors import InputError
+from fedrates.verify.errata import Erratum
 
 __all__ = ["ConditionResult", "Note", "Theorem", "KINDS", "PROBABILITIES", "check_values"]
 
@@ -31,13 +32,22 @@ PROBABILITIES: tuple[str, ...] = ("deterministic", "expectation", "high_probabil
 class Note:
     """A remark on the paper's statement.
 
-    ``kind`` is ``"erratum"`` (the paper is wrong; ``resolution`` says what fedrates uses instead and why),
-    ``"typo"`` (an obvious misprint), or ``"clarification"`` (an ambiguity and how it is read).
+    ``kind`` is ``"erratum"`` (the paper is wrong; ``resolution`` says what fedrates uses instead and why, and
+    ``erratum`` — required — gives the erratum's kind, location, what is true and the evidence, see
+    :mod:`fedrates.verify.errata`), ``"typo"`` (an obvious misprint), or ``"clarification"`` (an ambiguity and how
+    it is read).
     """
 
     text: str
     resolution: str = ""
     kind: Literal["erratum", "typo", "clarification"] = "clarification"
+    erratum: Erratum | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind == "erratum" and not isinstance(self.erratum, Erratum):
+            raise ValueError(f"an erratum note needs an Erratum with its kind: {self.text[:60]!r}")
+        if self.kind != "erratum" and self.erratum is not None:
+            raise ValueError(f"a {self.kind} note carries no Erratum: {self.text[:60]!r}")
 
 
 @dataclass(frozen=True)

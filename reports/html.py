@@ -24,11 +24,12 @@ import pandas as pd
 from markupsafe import Markup
 
 from fedrates.reports import figures, paper_figures
+from fedrates.verify.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES, kind_summary
 
 __all__ = ["VERDICTS", "build_context", "render_html", "render_html_string"]
 
 #: verdict values, in the order the summary counts them
-VERDICTS = ("pass", "fail", "erratum", "conditions-not-met", "inconclusive", "error")
+VERDICTS = ("pass", "fail", "erratum", "informational", "conditions-not-met", "inconclusive", "error")
 
 _TEMPLATES = Path(__file__).with_name("templates")
 
@@ -187,6 +188,9 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame,
         "paper": _paper(str(verdict.get("theorem", ""))),
         "seeds": _seeds(verdict.get("seeds")),
         "message": str(verdict.get("message", "") or ""),
+        "margin": str((verdict.get("margin") or {}).get("text", "") or ""),
+        "informational": str(verdict.get("informational") or ""),
+        "erratum_kind": str(verdict.get("erratum_kind") or ""),
         "fit": _fit_text(verdict.get("fit")),
         "calibrated_constant": (
             _fmt(verdict["calibrated_constant"]) if verdict.get("calibrated_constant") is not None else ""
@@ -195,6 +199,18 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame,
         "paper_svg": paper_svg,
         "figure_note": note,
     }
+
+
+def sort_errata(errata: Sequence[Mapping[str, Any]] | None) -> list[dict[str, str]]:
+    """Errata as display rows, grouped by kind (headline kinds first, :data:`fedrates.verify.errata.ERRATUM_KINDS`
+    order), each with its location, what the paper says, what is true and the evidence."""
+    order = {k: i for i, k in enumerate(ERRATUM_KINDS)}
+    rows = [{key: str(e.get(key, "") or "") for key in ("kind", "where", "quote", "true_statement", "evidence",
+                                                        "theorem", "text", "resolution")}
+            | {"claims": ", ".join(str(c) for c in e.get("claims") or []), "headline": e.get("kind") in HEADLINE_KINDS,
+               "kind_title": KIND_TITLES.get(str(e.get("kind")), str(e.get("kind", "")))}
+            for e in errata or [] if isinstance(e, Mapping)]
+    return sorted(rows, key=lambda r: (not r["headline"], order.get(r["kind"], len(order))))
 
 
 def _provenance_rows(provenance: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -248,14 +264,8 @@ def build_context(
         "counts": counts,
         "claims": claims,
         "erratum_claims": [c for c in claims if c["verdict"] == "erratum"],
-        "errata": [
-            {
-                "theorem": str(e.get("theorem", "")),
-                "text": str(e.get("text", "")),
-                "resolution": str(e.get("resolution", "")),
-            }
-            for e in errata or []
-        ],
+        "errata": sort_errata(errata),
+        "erratum_summary": kind_summary(str(e.get("kind", "")) for e in errata or []),
         "provenance": _provenance_rows(provenance),
     }
 

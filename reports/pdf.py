@@ -23,7 +23,7 @@ from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
 
 from fedrates.reports import figures, paper_figures
-from fedrates.reports.html import VERDICTS, _fmt, _paper, _run_text, _umask_mode
+from fedrates.reports.html import VERDICTS, _fmt, _paper, _run_text, _umask_mode, sort_errata
 
 __all__ = ["render_pdf", "PAGE_SIZE"]
 
@@ -193,11 +193,11 @@ def render_pdf(
             pages = _text_pages(_summary_lines(verdicts, provenance), title)
             if errata:
                 lines: list[tuple[str, dict]] = []
-                for e in errata:
-                    lines.append((str(e.get("theorem", "")), {"weight": "bold"}))
-                    lines += [(line, {}) for line in _wrap(str(e.get("text", "")))]
-                    lines += [(line, {"color": "#555555"}) for line in _wrap("resolution: " + str(e.get("resolution",
-                                                                                                       "")))]
+                for e in sort_errata(errata):
+                    lines.append((f"[{e['kind']}] {e['where']} ({e['theorem']})", {"weight": "bold"}))
+                    lines += [(line, {}) for line in _wrap("the paper says: " + e["quote"])]
+                    lines += [(line, {}) for line in _wrap("what is true: " + e["true_statement"])]
+                    lines += [(line, {"color": "#555555"}) for line in _wrap("evidence: " + e["evidence"])]
                 pages += _text_pages(lines, "Errata: paper claims that are documented to fail")
             with PdfPages(tmp, metadata={"Title": _plain(title), "CreationDate": None}) as pdf:
                 for fig in pages:

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
-__all__ = ["MAX_WIDTH", "print_verdicts", "verdict_table"]
+__all__ = ["MAX_WIDTH", "print_verdicts", "verdict_table", "summary_line"]
 
 #: the table never uses more columns than this, whatever the terminal
 MAX_WIDTH = 99
 
-COLOURS = {"pass": "green", "fail": "red", "erratum": "magenta", "conditions-not-met": "yellow",
-           "inconclusive": "yellow", "error": "red"}
+COLOURS = {"pass": "green", "fail": "red", "erratum": "magenta", "informational": "cyan",
+           "conditions-not-met": "yellow", "inconclusive": "yellow", "error": "red"}
 
 
 def _cell(value: Any) -> str:
@@ -32,7 +32,8 @@ def verdict_table(verdicts: Sequence[Mapping[str, Any]], title: str | None = Non
 
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, expand=False)
     # verdict and claim keep their full width (ids are never cut); the details take what is left
-    verdict_width = max([len("verdict"), *(len(str(v.get("verdict", "unknown"))) for v in verdicts)])
+    verdict_width = max([len("verdict"), *(len(str(v.get("verdict", "unknown"))) for v in verdicts),
+                         *(len(str(v.get("erratum_kind") or "")) for v in verdicts)])
     id_width = max([len("claim"), *(len(str(v.get("claim", ""))) for v in verdicts)])
     table.add_column("verdict", no_wrap=True, min_width=verdict_width)
     table.add_column("claim", no_wrap=True, min_width=id_width)
@@ -44,13 +45,34 @@ def verdict_table(verdicts: Sequence[Mapping[str, Any]], title: str | None = Non
         key = str(v.get("verdict", "unknown"))
         colour = COLOURS.get(key, "white")
         cell = Text(key, style=f"bold {colour}")
-        if v.get("loose"):
+        if v.get("erratum_kind"):
+            cell.append(f"\n{v['erratum_kind']}", style=colour)
+        elif v.get("loose"):
             cell.append("\nloose bound", style="red")
         detail = Text(overflow="ellipsis", no_wrap=True)
         detail.append(_cell(v.get("measured")))
         detail.append(f"\n→ {_cell(v.get('predicted'))} ({_cell(v.get('tolerance'))})", style="dim")
         table.add_row(cell, Text(str(v.get("claim", "")), no_wrap=True), detail)
     return table
+
+
+def summary_line(verdicts: Sequence[Mapping[str, Any]]) -> str:
+    """``"120 pass, 3 informational, 10 erratum (2 paper errors (statement-false 2); also proof-gap 5, typo 3)"``:
+    counts per verdict, erratum verdicts broken down by kind (only ``statement-false`` and ``constant`` are
+    headline paper errors, :mod:`fedrates.verify.errata`)."""
+    from fedrates.verify.errata import kind_summary
+
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[str(v.get("verdict"))] = counts.get(str(v.get("verdict")), 0) + 1
+    parts = []
+    for key, n in sorted(counts.items()):
+        text = f"{n} {key}"
+        if key == "erratum":
+            kinds = kind_summary(v.get("erratum_kind") for v in verdicts if v.get("verdict") == "erratum")
+            text += f" ({kinds})" if kinds else ""
+        parts.append(text)
+    return ", ".join(parts)
 
 
 def print_verdicts(verdicts: Sequence[Mapping[str, Any]], file: IO[str], *, tty: bool, width: int | None = None,

@@ -22,8 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from fedrates.solvers.errors import InputError
-from fedrates.verify import outputs
+from fedrates.verify import margins, outputs
 from fedrates.verify import records as rec
 from fedrates.verify.claims.base import Claim
 from fedrates.verify.sweep import run_claims
@@ -37,7 +36,9 @@ def _error_verdict(claim: Claim, message: str) -> dict[str, Any]:
         "algorithm": claim.algorithm, "problem": claim.problem, "verdict": "error", "measured": "—",
         "predicted": "—", "tolerance": "—", "regime": claim.regime, "why": claim.why, "conditions": [],
         "constants": {}, "seeds": [], "message": message, "x": claim.x, "metric": claim.metric, "fit": None,
-        "calibrated_constant": None,
+        "calibrated_constant": None, "margin": None, "informational": None,
+        "erratum": None if claim.erratum is None else claim.erratum.as_dict(),
+        "erratum_kind": None if claim.erratum is None else claim.erratum.kind,
     }
 
 
@@ -55,24 +56,49 @@ def judge_all(claims: Sequence[Claim], records: dict[str, pd.DataFrame], errors:
     return verdicts
 
 
-def collect_errata(claims: Sequence[Claim]) -> list[dict[str, str]]:
-    """Errata of the theorems behind the claims (from the catalogue notes), plus claim-level errata."""
+def erratum_key(entry: dict[str, Any]) -> str:
+    """What identifies an erratum across claims and runs: the paper and the location in it."""
+    paper = str(entry.get("theorem", "")).split(",")[0].split(".")[0].strip()
+    return f"{paper}|{str(entry.get('where', '')).strip().lower()}"
+
+
+def collect_errata(claims: Sequence[Claim]) -> list[dict[str, Any]]:
+    """One entry per erratum (paper and location) of the papers behind the claims: every catalogued erratum of those
+    papers (whether or not a claim tests it) and every claim-level erratum, each with its kind, location, quote, what
+    is true and the evidence (:class:`fedrates.verify.errata.Erratum`), the theorems it concerns and the claims
+    that test it."""
     from fedrates.bounds import catalog
 
-    by_text: dict[str, dict[str, str]] = {}  # one entry per erratum, listing every theorem it concerns
+    papers = {c.theorem.split(".")[0] for c in claims if c.theorem}
+    by_text: dict[str, dict[str, Any]] = {}
+
+    def add(erratum: Any, resolution: str, theorem: str, claim: str | None) -> None:
+        # one entry per erratum: a claim's erratum at the same place of the same paper as a catalogued one is the
+        # same erratum (the catalogued text is kept, the claim is listed)
+        key = erratum_key({"theorem": theorem, "where": erratum.where})
+        entry = by_text.setdefault(key, {**erratum.as_dict(), "theorem": "", "resolution": resolution,
+                                         "claims": []})
+        ids = [t for t in entry["theorem"].split(", ") if t]
+        if theorem and theorem not in ids:
+            entry["theorem"] = ", ".join([*ids, theorem])
+        if claim and claim not in entry["claims"]:
+            entry["claims"].append(claim)
+
+    tested: dict[str, list[Claim]] = {}
     for claim in claims:
-        try:
-            theorem = catalog.get(claim.theorem)
-        except InputError:  # experimental claims (e.g. a figure) have no catalogued theorem
-            theorem = None
-        notes = [(n.text, n.resolution) for n in theorem.errata] if theorem is not None else []
-        if claim.erratum:
-            notes.append((claim.erratum, f"claim {claim.id}"))
-        for text, resolution in notes:
-            entry = by_text.setdefault(text, {"theorem": "", "text": text, "resolution": resolution})
-            ids = [t for t in entry["theorem"].split(", ") if t]
-            if claim.theorem not in ids:
-                entry["theorem"] = ", ".join([*ids, claim.theorem])
+        tested.setdefault(claim.theorem, []).append(claim)
+    for tid in catalog.ids():
+        if tid.split(".")[0] not in papers:
+            continue
+        for note in catalog.get(tid).errata:
+            key = erratum_key({"theorem": tid, "where": note.erratum.where})
+            testing = [c.id for c in tested.get(tid, [])
+                       if c.erratum is None or erratum_key({"theorem": c.theorem, "where": c.erratum.where}) == key]
+            for claim_id in testing or [None]:
+                add(note.erratum, note.resolution, tid, claim_id)
+    for claim in claims:
+        if claim.erratum is not None:
+            add(claim.erratum, f"claim {claim.id}", claim.theorem, claim.id)
     return list(by_text.values())
 
 
@@ -106,6 +132,19 @@ def annotate(verdicts: list[dict[str, Any]], records: dict[str, pd.DataFrame], *
         if v.get("bound_ratio") is None and spec.get("bound_ratio") is not None:
             v["bound_ratio"], v["loose"] = spec["bound_ratio"], spec["loose"]
             v["bound_ratio_source"] = spec.get("bound_ratio_source")
+            if not v.get("margin") and spec["bound_ratio"] is not None:
+                _demote_if_cannot_fail(v, margins.slack_from_ratio(spec["bound_ratio"]))
+
+
+def _demote_if_cannot_fail(verdict: dict[str, Any], margin: dict[str, Any]) -> None:
+    """Record a margin found after judging (from the figure) and turn a ``pass`` that cannot fail in practice
+    (slack above :data:`margins.SHARP_SLACK`) into ``informational``."""
+    verdict["margin"] = margin
+    if verdict.get("verdict") == "pass" and not verdict.get("erratum") and margins.cannot_fail(margin):
+        reason = f"bound {margin['value']:.3g}× above the measurement: cannot fail in practice"
+        verdict["verdict"] = "informational"
+        verdict["informational"] = reason
+        verdict["message"] = f"{verdict.get('message', '')}; informational: {reason}"
 
 
 def merge_previous(out: Path, verdicts: list[dict[str, Any]], records: pd.DataFrame,
@@ -150,8 +189,11 @@ def merge_previous(out: Path, verdicts: list[dict[str, Any]], records: pd.DataFr
     keep_rows = old_records[old_records["claim"].isin(kept)]
     frames = [f for f in (keep_rows, records) if len(f)]
     all_records = pd.concat(frames, ignore_index=True) if frames else rec.empty_records()
-    by_text = {e.get("text"): e for e in old_errata if isinstance(e, dict)}
-    by_text.update({e["text"]: e for e in errata})
+    from fedrates.verify.errata import ERRATUM_KINDS
+
+    # entries of an older format (no kind) are dropped: every erratum written carries its kind
+    by_text = {erratum_key(e): e for e in old_errata if isinstance(e, dict) and e.get("kind") in ERRATUM_KINDS}
+    by_text.update({erratum_key(e): e for e in errata})
     return merged, all_records, list(by_text.values()), kept
 
 

@@ -25,9 +25,11 @@ import dataclasses
 import hashlib
 import io
 import json
+import math
 import os
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, wait
@@ -250,8 +252,16 @@ def canonical(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(cols, kind="mergesort").reset_index(drop=True)
 
 
-def _simulate(task: Task) -> pd.DataFrame:
-    return task.claim.simulate(task.point, task.seeds)
+def _simulate(task: Task) -> tuple[pd.DataFrame, float]:
+    """The task's records and the CPU seconds its simulation took (what :attr:`Claim.budget` counts)."""
+    start = time.process_time()
+    frame = task.claim.simulate(task.point, task.seeds)
+    return frame, time.process_time() - start
+
+
+def _budget(claim: Claim, profile: str) -> float:
+    budget = getattr(claim, "budget", None) or {}
+    return float(budget.get(profile, math.inf))
 
 
 def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, jobs: int = 1,
@@ -277,8 +287,9 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                 else:
                     tasks.append(Task(claim, i, point, batch))
     total, done = len(tasks), 0
+    spent: dict[str, float] = {}
 
-    def finish(task: Task, frame: pd.DataFrame | None, error: str | None) -> None:
+    def finish(task: Task, frame: pd.DataFrame | None, error: str | None, seconds: float = 0.0) -> None:
         nonlocal done
         done += 1
         if error is not None:
@@ -286,6 +297,12 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
         else:
             per_claim[task.claim.id].append(frame)
             result.computed += 1
+            spent[task.claim.id] = spent.get(task.claim.id, 0.0) + seconds
+            budget = _budget(task.claim, profile)
+            if spent[task.claim.id] > budget and task.claim.id not in result.errors:
+                result.errors[task.claim.id] = (
+                    f"time budget exceeded: {spent[task.claim.id]:.1f} s of compute > {budget:g} s allowed for the "
+                    f"{profile} profile (the claim's remaining points were not run)")
             if cache_root is not None:
                 try:
                     _write_cached(_cache_dir(cache_root, task.claim, task.point, task.seeds), frame, task.claim,
@@ -302,7 +319,8 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                 finish(task, None, result.errors[task.claim.id])
                 continue
             try:
-                finish(task, _simulate(task), None)
+                frame, seconds = _simulate(task)
+                finish(task, frame, None, seconds)
             except KeyboardInterrupt:
                 raise
             except Exception as exc:
@@ -317,9 +335,17 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                     for fut in finished:
                         task = futures[fut]
-                        exc = fut.exception()
                         handled.add(fut)
-                        finish(task, None if exc else fut.result(), _describe(exc) if exc else None)
+                        if fut.cancelled():  # skipped after its claim ran out of budget
+                            finish(task, None, result.errors.get(task.claim.id, "cancelled"))
+                            continue
+                        exc = fut.exception()
+                        frame, seconds = (None, 0.0) if exc else fut.result()
+                        finish(task, frame, _describe(exc) if exc else None, seconds)
+                        if task.claim.id in result.errors:  # out of budget or failed: skip its queued batches
+                            for other in pending:
+                                if futures[other].claim.id == task.claim.id:
+                                    other.cancel()
             except KeyboardInterrupt:
                 for fut in futures:
                     fut.cancel()
@@ -327,7 +353,7 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                 for fut, task in futures.items():
                     if fut not in handled and fut.done() and not fut.cancelled() and fut.exception() is None:
                         try:
-                            finish(task, fut.result(), None)
+                            finish(task, *fut.result()[:1], None)
                         except BaseException:  # saving is best effort on the way out; the interrupt goes on
                             pass
                 pool.shutdown(wait=False, cancel_futures=True)

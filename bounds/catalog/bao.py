@@ -23,6 +23,7 @@ import sympy as sp
 
 from fedrates.bounds.symbols import syms
 from fedrates.bounds.theorem import Note, Theorem
+from fedrates.verify.errata import Erratum
 
 __all__ = ["THEOREMS", "A", "GAMMA"]
 
@@ -127,6 +128,16 @@ NOTE_SIGN = Note(
     "converge.",
     "The bound is about w_FF = (1/A_T) sum_{t=0}^T alpha_t w_{t+1} with w_{t+1} = Prox_t(g_bar_t - mu w~_bar_t/2).",
     "erratum",
+    erratum=Erratum(
+        kind='typo',
+        where='Theorem 2.1, definition of the estimator',
+        quote='w_{t+1} = Prox_{t+1}(sum_k pi_k (g_t^k + mu w~_t^k / 2))',
+        true_statement=(
+            'Algorithm 1, (12), (13) and the proof use Prox_t(sum_k pi_k (g_t^k - mu w~_t^k / 2)); the theorem holds '
+            'for that estimator'
+        ),
+        evidence='the implemented Fast-FedDA follows Algorithm 1; the bound claims of bao.thm2.1 hold for it',
+    ),
 )
 NOTE_T = Note(
     "Section 2.1 sets sync steps t_r = rE for 0 <= r <= R but writes t_R = (R+1)E = T.",
@@ -144,6 +155,13 @@ NOTE_A2L = Note(
     "fails for a = 2L/mu (e.g. mu = 1, a = 7, t = 26: 6187 < 6201.7).",
     "Use the theorem's hypothesis a >= 4L/mu, under which the inequality holds.",
     "erratum",
+    erratum=Erratum(
+        kind='proof-gap',
+        where='Appendix B.2, the inequality mu A_t + 2 gamma - 2 L alpha_t >= mu t^3/3 + mu a^3',
+        quote='with a >= 2L/mu',
+        true_statement="the inequality, and Theorem 2.1, hold under the theorem's own hypothesis a >= 4L/mu",
+        evidence='exact counterexample to the step at a = 2L/mu: mu = 1, a = 7, t = 26 gives 6187 < 6201.7',
+    ),
 )
 
 
@@ -504,6 +522,19 @@ def _mc_fedda() -> list[Theorem]:
         "46656 sigma_bar^2 log(2M/delta)/lambda_m^2 (each term <= Psi^2 lambda_m^2/(2 mu)); see "
         "bao.thm3.2.stage_corrected. The order statement (10) is unaffected.",
         "erratum",
+        erratum=Erratum(
+            kind='constant',
+            where='Appendix B.4, choice of the stage length T_m',
+            quote='T_m = 8*54^2 Psi^4 sigma_bar^2 log(2M/delta)/(mu^2 eps_m^2)',
+            true_statement=(
+                'the per-stage claim follows with T_m = (8*54^2)^2 Psi^4 sigma_bar^2 log(2M/delta)/(mu^2 eps_m^2) '
+                '(bao.thm3.2.stage_corrected); the order statement (10) is unaffected'
+            ),
+            evidence=(
+                'symbolic: with the printed T_m the first term alone equals (216/sqrt(8)) Psi^2 lambda_m^2/mu, above '
+                'the claimed total'
+            ),
+        ),
     )
     note_err = Note(
         "Theorem 3.2 states ||w_MC - w*|| <= 4 Psi lambda_opt/mu; the end of B.4 proves ||w_M - w_hat_opt||^2 <= "
@@ -512,6 +543,19 @@ def _mc_fedda() -> list[Theorem]:
         "Proven: ||w_MC - w_hat_opt|| <= sqrt(15) Psi lambda_opt/mu (bao.thm3.2.err_opt) and, with Proposition "
         "3.1, ||w_MC - w*|| <= (3 + sqrt(15)) Psi lambda_opt/mu (bao.thm3.2.err_proven).",
         "erratum",
+        erratum=Erratum(
+            kind='proof-gap',
+            where='Theorem 3.2 and the end of Appendix B.4',
+            quote='||w_MC - w*|| <= 4 Psi lambda_opt/mu',
+            true_statement=(
+                'the proof bounds the distance to the empirical optimum, ||w_MC - w_hat_opt|| <= sqrt(15) Psi '
+                'lambda_opt/mu; with Proposition 3.1 it supports ||w_MC - w*|| <= (3 + sqrt(15)) Psi lambda_opt/mu; '
+                'whether the constant 4 holds is open'
+            ),
+            evidence=(
+                'symbolic reading of B.4; claims bao.thm3.2.err_opt and bao.thm3.2.err_proven check the proven forms'
+            ),
+        ),
     )
     note_total = Note(
         "B.4 sums T_m = 16*54^2 Psi^4 sigma_bar^2 log(2M/delta)/(mu^2 eps_m^2) = 4 sigma_bar^2 log(2M/delta)/"

@@ -22,6 +22,7 @@ import sympy as sp
 
 from fedrates.bounds.symbols import sym
 from fedrates.bounds.theorem import Note, Theorem
+from fedrates.verify.errata import Erratum
 
 __all__ = ["THEOREMS"]
 
@@ -72,6 +73,17 @@ _N_H1_CONVEX = Note(
     "Assumptions 1-2 only give Hess h_1 >= (mu - delta_f - delta_g) I.",
     "Instances must have h_1 convex; it is listed among the assumptions and checked by the claims.",
     "erratum",
+    erratum=Erratum(
+        kind='proof-gap',
+        where="Appendices B and C, 'A_theta is 1/theta-strongly convex'",
+        quote='A_theta is 1/theta-strongly convex',
+        true_statement=(
+            'Assumptions 1-2 give Hess h_1 >= (mu - delta_f - delta_g) I, so A_theta is (1/theta - delta + '
+            'mu)-strongly convex (>= 2/(3 theta) under (9)): the proofs survive with worse constants; fedrates '
+            'additionally builds instances with h_1 convex'
+        ),
+        evidence="the claims check h_1's smallest eigenvalue on every instance",
+    ),
 )
 _N_ASS4 = Note(
     "Assumption 4 (bounded oracle variance) fails on every quadratic: the variance of zeta_k is "
@@ -105,6 +117,20 @@ _N_THM5_PEP = Note(
     "bylinkin.thm5 is false on the paper's class (as the quadratic claims bylinkin.thm5/one-step and "
     "/inexact-trajectory also find); the proved recursion is bylinkin.thm5.corrected.",
     "erratum",
+    erratum=Erratum(
+        kind='proof-gap',
+        where='Theorem 5, Appendix B (one-step recursion)',
+        quote='E Phi_{k+1} <= (1 - sqrt(mu theta)/2) Phi_k with Phi_k = (tau/eta)||x_k - x*||^2 + h(xbar_k) - h*',
+        true_statement=(
+            'the one-step recursion of the proof is false; since Phi <= 2 Phi^c and Phi^c <= Phi for Phi^c = mu||x - '
+            "x*||^2 + h(xbar) - h*, which contracts by the same factor, Theorem 5's complexity holds with a factor 2 "
+            'inside the log'
+        ),
+        evidence=(
+            "PEP certificate Phi_2/Phi_1 = 1.052 > 0.971 on the paper's class (fedrates falsify bylinkin.thm5); the "
+            'corrected recursion holds (bylinkin.thm5.corrected)'
+        ),
+    ),
 )
 _N_CRIT_THM5 = Note(
     "Theorem 5 prints the subproblem accuracy E||grad A||^2 <= E[(theta^2/11)||x_k - argmin A||^2]; the proof "
@@ -121,6 +147,16 @@ _N_FACTOR2 = Note(
     "Phic_k = mu||x_k - x*||^2 + h(xbar_k) - h* with additive 2 theta sigma^2 (tau/eta = 2 mu under (9)).",
     "bylinkin.thm5 keeps the printed recursion; bylinkin.thm5.corrected is the proved one.",
     "erratum",
+    erratum=Erratum(
+        kind='proof-gap',
+        where='Appendix B, the strong-convexity step after (11)',
+        quote='2<grad h(xbar), x - xbar> <= [h(x) - h(xbar)] - mu||xbar - x||^2',
+        true_statement=(
+            'the correct bound has 2[h(x) - h(xbar)]; the proof goes through with the re-weighted Lyapunov function of'
+            ' bylinkin.thm5.corrected'
+        ),
+        evidence='worst one-step ratio of the printed Phi above the factor (bylinkin.thm5/one-step)',
+    ),
 )
 _N_TYPO_21 = Note(
     "(21) prints (1 -+ theta/(delta_f + delta_g))/(2 theta); since Hess psi = I/theta - Hess(h - h_1) the bounds "
@@ -141,6 +177,16 @@ _N_VR_WEIGHTS = Note(
     "Lyapunov function V_k = h(x_k) - h* + (q/2) D_psi(x*, x_k); the factor max{1/2, (1 + mu theta/(3q))^-1} "
     "<= 1 - mu theta/(6q) is unchanged.",
     "erratum",
+    erratum=Erratum(
+        kind='proof-gap',
+        where='Theorem 6, Appendix D (sum of two applications of Lemma 4)',
+        quote='recursion with weight q on D_psi',
+        true_statement=(
+            'the sum gives weight q/2; with V_k = h(x_k) - h* + (q/2) D_psi(x*, x_k) the factor max{1/2, (1 + mu '
+            'theta/(3q))^-1} <= 1 - mu theta/(6q) is unchanged'
+        ),
+        evidence='symbolic re-derivation; the VRCS claims test the corrected Lyapunov function',
+    ),
 )
 _N_REMARK1 = Note(
     "Remark 1 (App. D) claims that some (p, q) give O~(sqrt(delta_f delta_g)/mu) rounds for both groups.  For "
@@ -149,6 +195,19 @@ _N_REMARK1 = Note(
     "(p = q = 1/2).",
     "Not used.",
     "erratum",
+    erratum=Erratum(
+        kind='over-claim',
+        where='Remark 1 (Appendix D)',
+        quote='some (p, q) give O~(sqrt(delta_f delta_g)/mu) rounds for both groups',
+        true_statement=(
+            "Theorem 6's bound gives max(R_f, R_g) >= 12 (delta_g/mu) ln(V_0/eps) for every (p, q); the "
+            'O~(delta_g/mu)-for-both statement holds'
+        ),
+        evidence=(
+            'claim bylinkin.thm6/remark1: the best max(R_f, R_g)/(sqrt(delta_f delta_g)/mu) over a (p, q) grid grows '
+            'like sqrt(delta_g/delta_f)'
+        ),
+    ),
 )
 _N_ROUND_UP = Note(
     "Explicit counts omit rounding the number of epochs up to an integer (at most one extra epoch); the counts are "
@@ -160,12 +219,34 @@ _N_TK_SIGN = Note(
     "G_{k+1} = q(grad psi(x_{k+1}) - grad psi(y_{k+1})) = q((x_{k+1} - y_{k+1})/theta - t_k).",
     "The proof's sign -t_k is implemented.",
     "erratum",
+    erratum=Erratum(
+        kind='typo',
+        where='Algorithm AccVRCS, Line 7',
+        quote='G_{k+1} = q(t_k + (x_{k+1} - y_{k+1})/theta)',
+        true_statement=(
+            'the proof (App. E) uses G_{k+1} = q((x_{k+1} - y_{k+1})/theta - t_k); the theorems are about that method'
+        ),
+        evidence=(
+            "the implemented AccVRCS uses the proof's sign; claim bylinkin.thm7/printed-line7 compares the printed "
+            'sign'
+        ),
+    ),
 )
 _N_TK_ROUND = Note(
     "t_k needs grad(h - h_1)(y_{k+1}): one extra round with both M_f and M_g per outer iteration, which the "
     "round count (1 + p/q), (1 + (1-p)/q) per iteration omits.",
     "The .corrected ids count (2 + p/q) and (2 + (1-p)/q) rounds per outer iteration.",
     "erratum",
+    erratum=Erratum(
+        kind='constant',
+        where='Theorem 7, round count of AccVRCS',
+        quote='(1 + p/q) rounds with M_f and (1 + (1-p)/q) with M_g per outer iteration',
+        true_statement=(
+            't_k needs grad(h - h_1)(y_{k+1}): (2 + p/q) and (2 + (1-p)/q) rounds per outer iteration (the .corrected '
+            'ids)'
+        ),
+        evidence='rounds counted along AccVRCS runs (bylinkin.thm7.mf/rounds)',
+    ),
 )
 _N_TYPO_29 = Note(
     "(29) prints '+ (1 + 0.5 alpha)/(2 alpha)||z_{k+1} - x||^2'; Lemma 3 with the (mu/2)-strongly convex "
@@ -178,6 +259,13 @@ _N_KOVALEV_THETA = Note(
     "theta = 1/(2 L_p) with L_p = delta_f, together with the accuracy criterion L_p^2/3 of (6).",
     "theta_f = 1/(2 delta_f).",
     "erratum",
+    erratum=Erratum(
+        kind='constant',
+        where='Section 7, application of Kovalev et al. (2022, Theorem 1)',
+        quote='with theta = 1/delta_f',
+        true_statement='that theorem uses theta = 1/(2 L_p) with L_p = delta_f, i.e. theta_f = 1/(2 delta_f)',
+        evidence='reading of the cited theorem',
+    ),
 )
 _N_KOVALEV_Q = Note(
     "'Assumption 3 guarantees the convexity of q = f_1 + g' is false: f_1 is not assumed convex.  The printed "
@@ -185,6 +273,17 @@ _N_KOVALEV_Q = Note(
     "delta_f-smooth).",
     "f_1 + g convex (and f_1 + g_1 + ||.||^2/(2 theta_f) convex for the inner phase) are required of instances.",
     "erratum",
+    erratum=Erratum(
+        kind='proof-gap',
+        where='Section 7, convexity of q',
+        quote='Assumption 3 guarantees the convexity of q = f_1 + g',
+        true_statement=(
+            'f_1 is not assumed convex; f_1 + g convex (and f_1 + g_1 + ||.||^2/(2 theta_f) convex for the inner '
+            'phase) must be assumed; the printed ||Hess p(x) - Hess p(y)|| <= delta_f should read ||Hess p(x)|| <= '
+            'delta_f'
+        ),
+        evidence='reading of Assumptions 1-3',
+    ),
 )
 _N_TILDE = Note(
     "O~ hides logarithmic factors: each outer step runs the inner method to the relative criterion (6), which "
@@ -197,6 +296,13 @@ _N_THM8_CRIT = Note(
     "1/(10 theta_g^2).",
     "||grad B||^2 <= (1/(10 theta_g^2))||x_t - argmin B||^2.",
     "erratum",
+    erratum=Erratum(
+        kind='constant',
+        where='Theorem 8, inner accuracy criterion',
+        quote='||B(xbar_{t+1})||^2 <= (2/(10 theta_g^2))||x_t - argmin B||^2',
+        true_statement='the proof needs ||grad B||^2 <= (1/(10 theta_g^2))||x_t - argmin B||^2',
+        evidence='symbolic re-derivation of the eliminated terms',
+    ),
 )
 _N_THM8_PROOF = Note(
     "(33) bounds <grad A(xbar), x - x_t> with [A(xbar) - A(x)] (wrong sign) and the proof's typo "
@@ -205,6 +311,16 @@ _N_THM8_PROOF = Note(
     "A(xbar_{t+1})||^2 <= (1 - sqrt(theta_g/theta)/2) Psi_t.",
     "Same factor with weight 2/tau_g on the function gap.",
     "erratum",
+    erratum=Erratum(
+        kind='proof-gap',
+        where='Theorem 8, display (33)',
+        quote='<grad A(xbar), x - x_t> bounded with [A(xbar) - A(x)]',
+        true_statement=(
+            'the sign is wrong; redone, the Lyapunov function Psi_t = (1/eta_g)||x_t - A*||^2 + (2/tau_g)(A(xbar_t) - '
+            'A*) contracts with the same factor'
+        ),
+        evidence='PEP: the inner factor holds with bound/worst = 1.013 (fedrates falsify bylinkin.thm8.rate)',
+    ),
 )
 
 # ---------------------------------------------------------------------------------------------------- Theorem 1/5

@@ -28,6 +28,7 @@ import sympy as sp
 
 from fedrates.bounds.symbols import sym
 from fedrates.bounds.theorem import Note, Theorem
+from fedrates.verify.errata import Erratum
 
 __all__ = ["THEOREMS"]
 
@@ -106,6 +107,17 @@ SAMPLING = Note(
     "condition r >= n. Fixed-size sampling of r clients would also validate the step but is not the paper's "
     "algorithm (nor the sampling its privacy accounting assumes).",
     "erratum",
+    erratum=Erratum(
+        kind='proof-gap',
+        where='Proof of Theorem 2, step (23)',
+        quote='E_S||(1/r) sum_{i in S_k} clip_i||^2 <= (1/n) sum_i ||clip_i||^2 (Fact 2)',
+        true_statement=(
+            'Fact 2 needs |S_k| <= r; under Poisson sampling the exact value is larger by up to (1 + 1/r - 1/n). The '
+            'step holds for full participation and for fixed-size sampling of r clients; under Poisson sampling the '
+            'theorems survive with constants changed by at most that factor'
+        ),
+        evidence='exact second moment of the Poisson-sampled average (claim das.thm2/poisson-step)',
+    ),
 )
 NOISE = Note(
     "The averaged noise (1/r) sum_{i in S_k} zeta_k^(i) is N(0, sigma^2 I) only when |S_k| = r; under Poisson "
@@ -596,6 +608,19 @@ THEOREMS: tuple[Theorem, ...] = (
                 "fedrates states the lemma under A0 (convex and L-smooth), the setting of every theorem that uses "
                 "it; the right-hand side is unchanged.",
                 "erratum",
+                erratum=Erratum(
+                    kind='statement-false',
+                    where='Lemma 3',
+                    quote='for L-smooth f, ||grad f|| does not increase along a GD step with eta L <= 1/2',
+                    true_statement=(
+                        'the proof uses co-coercivity (96), which needs convexity; the lemma holds for convex L-smooth'
+                        ' f, the setting of every theorem that uses it'
+                    ),
+                    evidence=(
+                        'f(x) = -L x^2/2 is L-smooth and one GD step multiplies ||grad f||^2 by (1 + eta L)^2 (PEP '
+                        'worst slack 2 at eta L = 1/2: fedrates falsify das.lem3)'
+                    ),
+                ),
             ),
             Note(
                 "The inputs are tied by L-smoothness: ||grad f_i(w_{tau+1}) - grad f_i(w_tau)|| <= L eta "

@@ -19,6 +19,7 @@ import sympy as sp
 
 from fedrates.bounds.symbols import sym
 from fedrates.bounds.theorem import Note, Theorem
+from fedrates.verify.errata import Erratum
 
 __all__ = ["THEOREMS"]
 
@@ -103,6 +104,17 @@ _N_SVRG_REMARK = Note(
     "(L = 1, lambda = 0, mu = 200, theta = 0.6: tau(beta_min) = 137.2 for SARAH, 20.2 for SVRG).",
     "Feasibility is checked from the conditions, never assumed.",
     "erratum",
+    erratum=Erratum(
+        kind='statement-false',
+        where='Remark 1(1)',
+        quote='for any theta a large beta satisfies (14) (SVRG)',
+        true_statement=(
+            'the smallest admissible a is 4(sqrt(tau+1) + sqrt(tau+2))^2 ~ 16 tau, so (14) allows tau <~ 0.198 beta '
+            'while the lower bound grows like 3 beta L/(theta^2 mu_tilde): SVRG is infeasible for every beta unless '
+            'theta^2 mu_tilde/L > 15.18'
+        ),
+        evidence="exact feasibility of Lemma 1(b)'s conditions over beta (claim dinh.lem1/svrg)",
+    ),
 )
 _N_SVRG_ALPHA = Note(
     "(56) uses sqrt(a t) and sqrt(a t) + 1 while (58) chooses alpha = sqrt(a (t + 1)); (63) is stated for "
@@ -116,6 +128,16 @@ _N_INDEX = Note(
     "dinh.thm1 keeps the printed average over s = 1..T (lhs grad_norm_sq_avg_rounds_1_to_T); "
     "dinh.thm1.corrected bounds the proved average over s = 0..T-1 (lhs grad_norm_sq_avg).",
     "erratum",
+    erratum=Erratum(
+        kind='typo',
+        where="Theorem 1, (12) and (17), and the proof's last display",
+        quote='the average of E||grad Fbar(wbar^{(s)})||^2 over s = 1..T',
+        true_statement=(
+            'telescoping (86) gives the rounds s = 0..T-1; (17) as printed still follows from (86) and E Fbar(wbar^1) '
+            '<= Fbar(wbar^0)'
+        ),
+        evidence='dinh.thm1 (printed index) and dinh.thm1.corrected (proved index) both checked',
+    ),
 )
 _N_SHARED_STATIONARY = Note(
     "(5) at a stationary point of Fbar forces grad F_n = 0 there for every n (otherwise sigma_n is infinite): a "
@@ -371,6 +393,19 @@ _N_TAU_ORDER = Note(
     "lambda = 0, mu = 200, theta = 0.6 SARAH has (beta_min, tau) = (15.22, 137.2) and SVRG (111.25, 20.16).",
     "Claim dinh.rem1/tau-order reports erratum with these numbers.",
     "erratum",
+    erratum=Erratum(
+        kind='statement-false',
+        where='Remark 1(5)',
+        quote="SVRG's stricter upper bound gives a larger beta_min and thus a larger tau",
+        true_statement=(
+            'beta_min^SVRG >= beta_min^SARAH holds, but tau at beta_min is not ordered (a consequence of Remark 1(3): '
+            'at the minimal admissible tau the conclusion holds weakly)'
+        ),
+        evidence=(
+            "at L = 1, lambda = 0, mu = 200, theta = 0.6: SARAH (beta_min, tau) = (15.22, 137.2) against SVRG's (claim"
+            ' dinh.rem1/tau-order)'
+        ),
+    ),
 )
 _rem1_3 = Theorem(
     id="dinh.rem1.3",
@@ -442,6 +477,16 @@ _N_EQ20_RELAXED = Note(
     "minimum is at most that of (23) (dinh.sec4.3) and strictly lower when gamma is large (cheap communication).",
     "`fedrates explore dinh.eq20 --minimize mu theta beta tau` solves it; compare with dinh.sec4.3 --minimize beta mu.",
     "erratum",
+    erratum=Erratum(
+        kind='statement-false',
+        where='Remark 1(3) and (20)',
+        quote='beta = beta_min(mu, theta) and tau = tau_upper(beta_min) give the smallest tau',
+        true_statement=(
+            'Lemma 1(a) only needs tau_lower(beta) <= tau <= tau_upper(beta); tau_lower is minimised at beta = 3 + '
+            'sqrt(9 + mu^2/L^2), not at beta_min'
+        ),
+        evidence='137.2 against 16.9 in the counterexample; the Section 4.3 design improves by 16.5%',
+    ),
 )
 _eq20 = Theorem(
     id="dinh.eq20",

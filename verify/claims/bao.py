@@ -35,6 +35,7 @@ import numpy as np
 from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim, evaluate_conditions, matrix, records_from_trace
+from fedrates.verify.errata import Erratum
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
@@ -557,8 +558,15 @@ CLAIMS: tuple[Claim, ...] = (
         title="MC-FedDA: ‖ŵ − w°‖ ≤ 4Ψλ_opt/μ w.p. ≥ 1 − δ (as stated)",
         regime=_STAT_REGIME, metric="distance_to_truth", x="round", why=_STAT_WHY,
         n_seeds={"quick": 30, "standard": 30, "full": 100},
-        erratum=("the proof of Theorem 3.2 bounds the distance to the empirical optimum by √15Ψλ/μ; the distance "
-                 "to w° it supports is (3+√15)Ψλ/μ (see the notes of bao.thm3.2.err)"),
+        erratum=(Erratum(
+            kind='proof-gap',
+            where='Theorem 3.2 and the end of Appendix B.4',
+            quote='||w_MC - w*|| <= 4 Psi lambda_opt/mu with probability >= 1 - delta',
+            true_statement=('the proof supports ||w_MC - w*|| <= (3 + sqrt(15)) Psi lambda_opt/mu '
+                            '(bao.thm3.2.err_proven)'),
+            prediction="the (1 - delta)-quantile of ||w_MC - w*|| exceeds 4 Psi lambda_opt/mu on the claim's instance",
+            evidence="the proof of Theorem 3.2 bounds the distance to the empirical optimum by √15Ψλ/μ; the distance "
+                 "to w° it supports is (3+√15)Ψλ/μ (see the notes of bao.thm3.2.err)")),
     ),
     MCFedDAPrecision(
         id="bao.thm3.2.err_proven/precision", theorem="bao.thm3.2.err_proven", algorithm="mc_fedda",

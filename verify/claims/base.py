@@ -23,13 +23,19 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates.verify import margins as mg
 from fedrates.verify import tolerances as tol
 from fedrates.verify.checks import CheckResult
+from fedrates.verify.errata import Erratum
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
 PROFILES = ("quick", "standard", "full")
-VERDICTS = ("pass", "fail", "conditions-not-met", "erratum", "inconclusive", "error")
+VERDICTS = ("pass", "fail", "conditions-not-met", "erratum", "informational", "inconclusive", "error")
+#: verdicts with which ``verify`` exits 0: a pass, a documented erratum that reproduced, a claim that cannot fail
+OK_VERDICTS = ("pass", "erratum", "informational")
+#: seconds of compute a claim may use per profile before it ends as ``error`` (see :attr:`Claim.budget`)
+DEFAULT_BUDGET = {"quick": 120.0, "standard": 300.0, "full": 3600.0}
 
 
 @dataclass(frozen=True)
@@ -49,11 +55,23 @@ class Claim:
     n_seeds: Mapping[str, int] = field(default_factory=lambda: {"quick": 6, "standard": 12, "full": 40})
     #: an algorithm object replacing the registered one (soundness tests)
     algorithm_override: Any = None
-    #: a documented erratum: if the paper's statement is known to fail, the verdict on failure is ``erratum``
-    erratum: str | None = None
+    #: a documented erratum of the paper (:class:`fedrates.verify.errata.Erratum`, with its kind): the check
+    #: tests the erratum's prediction; when the check fails (the paper's statement fails as predicted) the verdict
+    #: is ``erratum``, when it passes (the failure did not reproduce) the verdict is ``fail``
+    erratum: Erratum | None = None
+    #: why the claim cannot fail in practice (a bound far above the data, a verdict that does not depend on the
+    #: run): a ``pass`` is then reported as ``informational`` — shown, never counted as verified
+    informational: str | None = None
+    #: seconds of compute per profile; past it the claim ends as ``error`` with the reason and the run goes on
+    budget: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_BUDGET))
     #: why the claim measures nothing against a reference optimum (identities, graph invariants, formulas); a
     #: verdict without a reference-sufficiency check must say so
     reference_free: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.erratum is not None and not isinstance(self.erratum, Erratum):
+            raise TypeError(f"claim {self.id}: erratum must be an Erratum (with its kind), got "
+                            f"{type(self.erratum).__name__}")
 
     # ---- sweep ----------------------------------------------------------------------------------------------
     def points(self, profile: str) -> list[dict]:  # pragma: no cover - abstract
@@ -76,7 +94,7 @@ class Claim:
     def verdict(self, result: Any, *, conditions: list[dict], seeds: Sequence[int], constants: Mapping[str, float],
                 statement: str = "", extra: Mapping[str, Any] | None = None,
                 reference_gap: float | None = None, smallest_measured: float | None = None,
-                bound_ratio: float | None = None) -> dict:
+                bound_ratio: float | None = None, margin: Mapping[str, Any] | None = None) -> dict:
         """Assemble the verdict dict of :mod:`fedrates.reports` from a :class:`fedrates.verify.checks.CheckResult`.
 
         ``reference_gap`` (the certified gap of the optimum the claim measures against; 0 for a closed-form
@@ -84,6 +102,12 @@ class Claim:
         reference-sufficiency check: unless ``smallest_measured ≥ REFERENCE_MARGIN · reference_gap`` a pass or fail
         becomes ``inconclusive`` with both numbers. ``bound_ratio`` (max measured/bound of a bound claim) is
         reported, and flagged loose when below ``1/LOOSE_RATIO``.
+
+        ``margin`` (:mod:`fedrates.verify.margins`) says how strongly the verdict was earned; a bound claim that
+        gives ``bound_ratio`` and no margin gets the slack ``1/bound_ratio``. A ``pass`` becomes ``informational``
+        when the claim declares :attr:`informational` or its slack exceeds :data:`margins.SHARP_SLACK`. For an
+        erratum claim a failing check is the reproduced erratum (verdict ``erratum``) and a passing check is a
+        ``fail``: the erratum did not reproduce.
         """
         verdict = result.verdict
         message = result.message
@@ -93,9 +117,27 @@ class Claim:
         if verdict in ("pass", "fail") and reference["sufficient"] is False:
             verdict = "inconclusive"
             message = f"{message}; reference insufficient: {reference['message']}"
-        if verdict == "fail" and self.erratum:
-            verdict = "erratum"
-            message = f"{message}. Documented erratum: {self.erratum}"
+        if margin is None and bound_ratio is not None and np.isfinite(bound_ratio):
+            margin = mg.slack_from_ratio(bound_ratio)
+        margin = dict(margin) if margin is not None else None
+        informational = None
+        if self.erratum is not None:
+            if verdict == "fail":
+                verdict = "erratum"
+                message = f"{message}. Documented erratum ({self.erratum.kind}): {self.erratum.text}"
+            elif verdict == "pass":
+                verdict = "fail"
+                predicted = self.erratum.prediction or self.erratum.quote
+                message = f"erratum did not reproduce: {predicted} ({message})"
+        elif verdict == "pass":
+            if self.informational:
+                informational = self.informational
+            elif mg.cannot_fail(margin):
+                informational = (f"bound {margin['value']:.3g}× above the measurement: cannot fail in practice"
+                                 if np.isfinite(margin["value"]) else "the bound is not tested by any measurement")
+            if informational:
+                verdict = "informational"
+                message = f"{message}; informational: {informational}"
         out = {
             "claim": self.id,
             "title": self.title,
@@ -120,6 +162,10 @@ class Claim:
             "reference": reference,
             "bound_ratio": None if bound_ratio is None else float(bound_ratio),
             "loose": None if bound_ratio is None else bool(bound_ratio < 1.0 / tol.LOOSE_RATIO),
+            "margin": margin,
+            "informational": informational,
+            "erratum": None if self.erratum is None else self.erratum.as_dict(),
+            "erratum_kind": None if self.erratum is None else self.erratum.kind,
         }
         if extra:
             out.update(extra)

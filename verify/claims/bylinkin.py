@@ -70,6 +70,7 @@ from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
+from fedrates.verify.errata import Erratum
 from fedrates.verify.variants import BrokenVariant
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
@@ -1477,10 +1478,19 @@ CLAIMS: tuple[Claim, ...] = (
         "function, worst state", algorithm="aeg", regime="sigma = 0, worst case over (x_k, xbar_k)",
         why="The printed recursion E Phi_{k+1} <= (1 - sqrt(mu theta)/2) Phi_k holds for every state if the proof "
         "is right", metric="worst_ratio_printed", x="iteration", params=dict(_SEP), mode="printed",
-        erratum=("The printed Lyapunov function Phi = (tau/eta)||x - x*||^2 + h(xbar) - h* does not contract by "
+        erratum=(Erratum(
+            kind='proof-gap',
+            where='Theorem 5, Appendix B (one-step recursion after (11))',
+            quote='Phi_{k+1} <= (1 - sqrt(mu theta)/2) Phi_k with Phi = (tau/eta)||x - x*||^2 + h(xbar) - h*',
+            true_statement=(
+                'the one-step recursion is false; the re-weighted Phi^c = mu||x - x*||^2 + h(xbar) - h* contracts, '
+                "and Theorem 5's complexity holds with a factor 2 inside the log"
+            ),
+            prediction='the worst one-step ratio of the printed Phi exceeds 1 - sqrt(mu theta)/2',
+            evidence="The printed Lyapunov function Phi = (tau/eta)||x - x*||^2 + h(xbar) - h* does not contract by "
                  "1 - sqrt(mu theta)/2 from every state: the strong-convexity step after (11) drops a factor 2 on "
                  "h(x) - h(xbar). Measured worst one-step ratio ~1.047 rho on the bylinkin-separation-like instance "
-                 "(exact generalized eigenvalue); the corrected Phi^c = mu||x - x*||^2 + gap holds"),
+                 "(exact generalized eigenvalue); the corrected Phi^c = mu||x - x*||^2 + gap holds")),
         **_COMMON),
     AEGProbeClaim(
         id="bylinkin.thm5.corrected/one-step", theorem="bylinkin.thm5.corrected", title="Theorem 5 recursion, "
@@ -1498,9 +1508,19 @@ CLAIMS: tuple[Claim, ...] = (
         "trajectory, subproblems stopped at criterion (4) (printed Lyapunov function)", algorithm="aeg",
         regime="as bylinkin.thm5.corrected/inexact-trajectory", why="The printed recursion on the method's own "
         "iterates", metric="ratio_max", x="iteration", params=dict(_SEP), mode="printed",
-        erratum=("With the printed Phi = (tau/eta)||x - x*||^2 + gap the recursion fails on the method's own "
+        erratum=(Erratum(
+            kind='proof-gap',
+            where='Theorem 5, Appendix B (one-step recursion after (11))',
+            quote='Phi_{k+1} <= (1 - sqrt(mu theta)/2) Phi_k with Phi = (tau/eta)||x - x*||^2 + h(xbar) - h*',
+            true_statement=(
+                'the one-step recursion is false; the re-weighted Phi^c contracts along the same iterates, and '
+                "Theorem 5's complexity holds with a factor 2 inside the log"
+            ),
+            prediction=("max_k Phi_{k+1}/Phi_k of the printed Phi exceeds 1 - sqrt(mu theta)/2 on the method's "
+                        "own iterates"),
+            evidence="With the printed Phi = (tau/eta)||x - x*||^2 + gap the recursion fails on the method's own "
                  "iterates (measured max Phi_(k+1)/Phi_k = 1.037 rho with subproblems at criterion (4), instance "
-                 "mu = 1e-3, delta_f = 0.02, delta_g = 0.5); the corrected Phi^c holds (0.986 rho)"),
+                 "mu = 1e-3, delta_f = 0.02, delta_g = 0.5); the corrected Phi^c holds (0.986 rho)")),
         **_COMMON),
     A1MeanClaim(
         id="bylinkin.thm1/exact-mean", theorem="bylinkin.thm5.corrected", title="SC-AccExtragradient: exact mean "
@@ -1555,10 +1575,16 @@ CLAIMS: tuple[Claim, ...] = (
         "delta_g)/mu) rounds for both groups", algorithm="vrcs", regime="delta_f = 0.02, mu = 1e-3, delta_g in "
         "[0.05, 3.2]; (p, q) on a 199 x 199 grid of (0, 1)^2", why="Remark 1 claims the (p, q) trade-off reaches "
         "sqrt(delta_f delta_g)/mu for both groups", metric="ratio", x="delta_g", params=dict(_A4_BASE),
-        erratum=("Remark 1 contradicts Theorem 6's analysis: for every (p, q), max(R_f, R_g) >= 12 (delta_g/mu) "
+        erratum=(Erratum(
+            kind='over-claim',
+            where='Remark 1 (Appendix D)',
+            quote='some (p, q) give O~(sqrt(delta_f delta_g)/mu) rounds for both groups',
+            true_statement="Theorem 6's bound gives max(R_f, R_g) >= 12 (delta_g/mu) ln(V_0/eps) for every (p, q)",
+            prediction='the best ratio over the (p, q) grid grows with delta_g instead of staying bounded',
+            evidence="Remark 1 contradicts Theorem 6's analysis: for every (p, q), max(R_f, R_g) >= 12 (delta_g/mu) "
                  "ln(V_0/eps) (theta <= 1/(4 delta_g) and K(1 + max(p, 1-p)/q) >= 3/(mu theta)), so the best "
                  "max(R_f, R_g)/(sqrt(delta_f delta_g)/mu) grows like sqrt(delta_g/delta_f) instead of staying "
-                 "bounded"), **_COMMON),
+                 "bounded")), **_COMMON),
     VRScalingClaim(
         id="bylinkin.thm2/rate-df", theorem="bylinkin.thm2", title="VRCS: M_f rounds to reach eps scale as "
         "delta_f/mu", algorithm="vrcs", regime="delta_f = 0.05, delta_g = 0.1, delta_f/mu in [2, 62.5]; relative gap "
@@ -1615,16 +1641,29 @@ CLAIMS: tuple[Claim, ...] = (
         "against the proof's mean recursion", algorithm="acc_vrcs", regime="as bylinkin.thm7/exact-mean",
         why="Line 7 prints G = q(t_k + (x - y)/theta); the proof analyses G = q(grad psi(x) - grad psi(y))",
         metric="projection", x="direction", params=dict(_VR), printed_line7=True,
-        erratum=("Line 7 of AccVRCS prints G_{k+1} = q(t_k + (x_{k+1} - y_{k+1})/theta) while the proof (App. E) "
+        erratum=(Erratum(
+            kind='typo',
+            where='Algorithm AccVRCS, Line 7',
+            quote='G_{k+1} = q(t_k + (x_{k+1} - y_{k+1})/theta)',
+            true_statement=('the proof (App. E) analyses G_{k+1} = q((x_{k+1} - y_{k+1})/theta - t_k), which '
+                            'fedrates implements'),
+            prediction="the printed sign's mean iterates leave the proof's exact mean recursion",
+            evidence="Line 7 of AccVRCS prints G_{k+1} = q(t_k + (x_{k+1} - y_{k+1})/theta) while the proof (App. E) "
                  "uses q((x_{k+1} - y_{k+1})/theta - t_k): the printed method's mean iterates leave the proof's "
-                 "exact mean recursion (and follow the recursion with +t_k)"), **_COMMON),
+                 "exact mean recursion (and follow the recursion with +t_k)")), **_COMMON),
     RoundsClaim(
         id="bylinkin.thm7.mf/rounds", theorem="bylinkin.thm7.mf", title="AccVRCS: rounds with M_f per iteration "
         "(paper's count 1 + p/q)", algorithm="acc_vrcs", regime="40 iterations",
         why="The paper counts (1 + p/q) rounds with M_f per iteration", metric="rounds_per_iteration",
         x="iteration", params=dict(_VR), kind="acc_paper_f",
-        erratum=("AccVRCS needs grad h(y_{k+1}) for t_k: one more round with M_f and with M_g per iteration than "
-                 "the paper's (1 + p/q), (1 + (1-p)/q); measured mean 2 + p/q = 3 rounds with M_f per iteration"),
+        erratum=(Erratum(
+            kind='constant',
+            where='Theorem 7, round count of AccVRCS',
+            quote='(1 + p/q) rounds with M_f and (1 + (1-p)/q) with M_g per outer iteration',
+            true_statement='(2 + p/q) and (2 + (1-p)/q) rounds per outer iteration: t_k needs grad h(y_{k+1})',
+            prediction="the measured rounds per iteration exceed the paper's count",
+            evidence="AccVRCS needs grad h(y_{k+1}) for t_k: one more round with M_f and with M_g per iteration than "
+                 "the paper's (1 + p/q), (1 + (1-p)/q); measured mean 2 + p/q = 3 rounds with M_f per iteration")),
         **_COMMON),
     RoundsClaim(
         id="bylinkin.thm7.mf.corrected/rounds", theorem="bylinkin.thm7.mf.corrected", title="AccVRCS: rounds with "

@@ -57,6 +57,7 @@ from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify import tolerances as tol
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
+from fedrates.verify.errata import Erratum
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
@@ -1419,9 +1420,20 @@ CLAIMS: tuple[Claim, ...] = (
         metric="aggregate_norm_sq",
         x="round",
         n_seeds={"quick": 32, "standard": 64, "full": 100},
-        erratum="proof step (23) applies Fact 2 to a sum over the Poisson sample S_k, whose size is not bounded by "
+        erratum=Erratum(
+            kind='proof-gap',
+            where='Proof of Theorem 2, step (23)',
+            quote='E_S||(1/r) sum_{i in S_k} clip_i||^2 <= (1/n) sum_i ||clip_i||^2 (Fact 2)',
+            true_statement=(
+                'the step holds for full participation and for fixed-size sampling of r clients; under Poisson '
+                'sampling it is off by up to the factor (1 + 1/r - 1/n) and the theorems hold with constants changed '
+                'by at most that factor'
+            ),
+            prediction="the exact Poisson-sampled second moment exceeds the step's right-hand side",
+            evidence="proof step (23) applies Fact 2 to a sum over the Poisson sample S_k, whose size is not bounded "
+        "by "
         "r; the exact second moment exceeds the bound (1/n) sum ||g_i||^2 (factor printed); the theorems hold as "
-        "proved for full participation r = n",
+        "proved for full participation r = n"),
     ),
     FigureOne(
         id="das.fig1/reproduction",
@@ -1472,7 +1484,14 @@ CLAIMS: tuple[Claim, ...] = (
         noise={"quick": 0.0, "standard": 0.0, "full": 0.0},
         panels=((100.0, "I2"), (50.0, "I2")),
         n_seeds={"quick": 2, "standard": 2, "full": 3},
-        erratum="without privacy noise the ordering of Figure 1 reverses",
+        erratum=Erratum(
+            kind='over-claim',
+            where='Remark 1 and Figure 1',
+            quote='normalisation improves on clipping',
+            true_statement=('the paper claims the ordering for private optimisation (noise > 0); at sigma = 0 it '
+                            'reverses'),
+            prediction='without privacy noise the ordering of Figure 1 reverses',
+            evidence="without privacy noise the ordering of Figure 1 reverses"),
     ),
     FigureTwo(
         id="das.fig2/snr",

@@ -43,6 +43,7 @@ from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
+from fedrates.verify.errata import Erratum
 from fedrates.verify.variants import BrokenVariant
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
@@ -1394,27 +1395,46 @@ CLAIMS: tuple[Claim, ...] = (
                 title="Remark 1(5): SVRG needs a larger τ than SARAH at β_min", regime="L = 1, λ = 0, μ = 200, θ = 0.6",
                 why="the paper's own formulas (13)-(16), (65)-(66)", metric="tau", x="algorithm",
                 which="tau-order", n_seeds={"quick": 1, "standard": 1, "full": 1},
-                erratum=("SARAH's feasible set contains SVRG's, so β_min^SVRG ≥ β_min^SARAH, but τ at β_min is not "
+                erratum=(Erratum(
+                    kind='statement-false',
+                    where='Remark 1(5)',
+                    quote="SVRG's stricter upper bound gives a larger beta_min and thus a larger tau",
+                    true_statement='beta_min^SVRG >= beta_min^SARAH, but tau at beta_min is not ordered',
+                    prediction="SARAH's tau at beta_min exceeds SVRG's at the claim's constants",
+                    evidence="SARAH's feasible set contains SVRG's, so β_min^SVRG ≥ β_min^SARAH, but τ at β_min is not "
                          "ordered: at L = 1, λ = 0, μ = 200, θ = 0.6 SARAH needs τ = 137.2 (β_min = 15.22) and SVRG "
-                         "only τ = 20.16 (β_min = 111.25)")),
+                         "only τ = 20.16 (β_min = 111.25)"))),
     RemarkClaim(id="dinh.rem1/svrg-large-beta", theorem="dinh.lem1.svrg", algorithm="formulas", problem="formulas",
                 reference_free="formulas of the paper, no run",
                 title="Remark 1(1): a large β satisfies (14) for any θ (SVRG)",
                 regime="L = 1, λ = 0.5, μ = 10, θ = 0.3", why="the paper's own formulas (14), (65)-(66)",
                 metric="tau_max_svrg", x="beta", which="svrg-large-beta",
                 n_seeds={"quick": 1, "standard": 1, "full": 1},
-                erratum=("with the smallest admissible a = 4(√(τ+1) + √(τ+2))², (14) allows only τ ≤ τ_max^SVRG(β) ≈ "
+                erratum=(Erratum(
+                    kind='statement-false',
+                    where='Remark 1(1)',
+                    quote='for any theta a large beta satisfies (14) (SVRG)',
+                    true_statement='SVRG is infeasible for every beta unless theta^2 mu_tilde/L > 15.18',
+                    prediction='tau_max^SVRG(beta) < tau_lower(beta) at every beta of the grid',
+                    evidence="with the smallest admissible a = 4(√(τ+1) + √(τ+2))², (14) allows only τ ≤ τ_max^SVRG(β) "
+                         "≈ "
                          "0.1976β, while τ_lower grows like 3βL/(θ²μ̃): SVRG is infeasible for every β unless "
-                         "θ²μ̃/L > 15.18 (here 0.855)")),
+                         "θ²μ̃/L > 15.18 (here 0.855)"))),
     RemarkClaim(id="dinh.rem1/smallest-tau", theorem="dinh.rem1.3", algorithm="formulas", problem="formulas",
                 reference_free="formulas of the paper, no run",
                 title="Remark 1(3): β_min of (15) gives the smallest number of local iterations τ, (16)",
                 regime="L = 1, λ = 0, μ = 200, θ = 0.6", why="the paper's own formulas (13), (15)-(16)",
                 metric="tau", x="beta", which="smallest-tau", n_seeds={"quick": 1, "standard": 1, "full": 1},
-                erratum=("τ_lower(β) is minimised at β = 3 + √(9 + μ²/L²), not at β_min: at L = 1, λ = 0, μ = 200, "
+                erratum=(Erratum(
+                    kind='statement-false',
+                    where='Remark 1(3), (15)-(16)',
+                    quote='beta_min gives the smallest number of local iterations tau',
+                    true_statement='tau_lower(beta) is minimised at beta = 3 + sqrt(9 + mu^2/L^2), not at beta_min',
+                    prediction='some beta admits a smaller tau than beta_min under Lemma 1(a)',
+                    evidence="τ_lower(β) is minimised at β = 3 + √(9 + μ²/L²), not at β_min: at L = 1, λ = 0, μ = 200, "
                          "θ = 0.6 (16) gives τ = 137.2 at β_min = 15.22 while β = 203.02 admits τ = 16.92 (Lemma 1(a) "
                          "holds there).  Consequence for §4.3: (20) over Lemma 1(a)'s feasible set (dinh.eq20) beats "
-                         "the paper's design (23) by 16% at γ = 1, σ̄² = 0.5 (fedrates explore dinh.eq20 --minimize)")),
+                         "the paper's design (23) by 16% at γ = 1, σ̄² = 0.5 (fedrates explore dinh.eq20 --minimize)"))),
     ComparisonClaim(id="dinh.compare/equal-tau", theorem="dinh.sec5", algorithm="fedproxvr_sarah",
                     problem="dinh_ls", title="FedProxVR-SARAH beats FedProx-SGD at equal (β, μ, τ, B) (§5 setting)",
                     regime="Least squares with label noise 0.5 (N = 4, D_n = 16, d = 4): devices disagree (σ_n = ∞, "

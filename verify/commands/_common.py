@@ -280,7 +280,7 @@ VERDICT_FIELDS: dict[str, tuple[type, ...]] = {
     "measured": (str, int, float, type(None)), "predicted": (str, int, float, type(None)),
     "tolerance": (str, int, float, type(None)), "calibrated_constant": (int, float, type(None)),
 }
-VERDICTS = ("pass", "fail", "erratum", "conditions-not-met", "inconclusive", "error")
+VERDICTS = ("pass", "fail", "erratum", "informational", "conditions-not-met", "inconclusive", "error")
 
 
 def validate_verdicts(items: list[dict[str, Any]], path: Any) -> list[dict[str, Any]]:

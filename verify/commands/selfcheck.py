@@ -5,7 +5,10 @@ code.  ``selfcheck`` first runs every claim named by some variant on the correct
 (:mod:`fedrates.verify.variants`) against its claims, in a fresh worker process per variant (patched functions and
 per-process caches never leak between variants).  A variant is *caught* by the first of its claims whose verdict
 is neither ``pass`` nor ``erratum`` (what would make ``fedrates verify`` exit 1) while that claim passes on the
-correct code.  Prints each variant with the claim that caught it and the kill ratio.
+correct code.  Prints each variant with the claim that caught it, the kill ratio, and per claim the variants it
+kills; a claim that is no erratum and kills no variant is listed (it protects nothing). By default a variant stops at
+its first catch, so the per-claim lists count first catches; ``--matrix`` runs every variant against every claim it
+names and gives the full kill matrix.
 
 Exit status: 0 when every variant is caught and every named claim passes on the correct code, 1 otherwise, 2 on bad
 input.
@@ -23,7 +26,7 @@ from typing import Any
 from fedrates.solvers.errors import InputError
 
 PROFILES = ("quick", "standard", "full")
-OK_VERDICTS = ("pass", "erratum")
+OK_VERDICTS = ("pass", "erratum", "informational")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,6 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--only", default=None, metavar="PATTERN", help="a variant id, or a glob or substring of ids")
     p.add_argument("--jobs", default=None, type=str, help="worker processes (default: number of cores)")
     p.add_argument("--seed", default="0", type=str, help="base seed of the Monte-Carlo seeds (default 0)")
+    p.add_argument("--matrix", action="store_true",
+                   help="run every variant against every claim it names (full kill matrix; slower)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON document")
     p.set_defaults(handler=main)
 
@@ -61,12 +66,14 @@ def _run_correct(task: tuple[str, str, int]) -> dict:
     return out
 
 
-def _run_variant(task: tuple[str, tuple[str, ...], tuple[str, ...], str, int]) -> dict:
-    """Run one variant against its claims (in order) until one of them does not pass."""
+def _run_variant(task: tuple) -> dict:
+    """Run one variant against its claims (in order) until one of them does not pass (all of them with
+    ``matrix``)."""
     from fedrates.verify import claims
     from fedrates.verify.variants import all_variants
 
-    variant_id, available, trusted, profile, base_seed = task
+    variant_id, available, trusted, profile, base_seed, *rest = task
+    matrix = bool(rest and rest[0])
     variant = {v.id: v for v in all_variants()}[variant_id]
     started = time.perf_counter()
     tried: list[dict] = []
@@ -83,7 +90,7 @@ def _run_variant(task: tuple[str, tuple[str, ...], tuple[str, ...], str, int]) -
         with context:
             res = _judge(broken, profile, base_seed)
         tried.append(res)
-        if res["verdict"] not in OK_VERDICTS and cid in trusted:
+        if res["verdict"] not in OK_VERDICTS and cid in trusted and not matrix:
             break
     caught = next((r for r in tried if r["verdict"] not in OK_VERDICTS + ("injection-error",)
                    and r["claim"] in trusted), None)
@@ -91,6 +98,8 @@ def _run_variant(task: tuple[str, tuple[str, ...], tuple[str, ...], str, int]) -
             "caught_by": None if caught is None else caught["claim"],
             "verdict": None if caught is None else caught["verdict"],
             "message": "" if caught is None else caught["message"], "tried": tried,
+            "killed_by": [r["claim"] for r in tried if r["verdict"] not in OK_VERDICTS + ("injection-error",)
+                          and r["claim"] in trusted],
             "seconds": time.perf_counter() - started}
 
 
@@ -122,7 +131,7 @@ def main(args: argparse.Namespace) -> int:
         if not variants:
             raise InputError(f"--only '{args.only}' matches no broken variant; available: "
                              + ", ".join(v.id for v in all_variants()))
-    doc = run_selfcheck([v.id for v in variants], args.profile, jobs, base_seed)
+    doc = run_selfcheck([v.id for v in variants], args.profile, jobs, base_seed, matrix=args.matrix)
     if args.json:
         from fedrates.verify.commands._common import print_json
 
@@ -133,11 +142,13 @@ def main(args: argparse.Namespace) -> int:
 
 
 def run_selfcheck(variant_ids: list[str], profile: str = "quick", jobs: int = 1, base_seed: int = 0,
-                  claims_only: tuple[str, ...] | None = None) -> dict:
+                  claims_only: tuple[str, ...] | None = None, matrix: bool = False) -> dict:
     """Run the named variants (and, first, their claims on the correct code; ``claims_only``: only those of the
     given ids, e.g. for a fast subset); returns the result document:
     ``variants`` (per variant: ``caught``, ``caught_by``, ``verdict``, ``tried``), ``kill_ratio``, ``correct``,
-    ``claims_failing_on_correct_code``, ``variants_without_claims`` and ``ok``."""
+    ``claims_failing_on_correct_code``, ``variants_without_claims``, ``kills_per_claim`` (claim -> variants it
+    kills), ``claims_killing_nothing`` (claims of the selected variants' papers, no erratum, killing none) and
+    ``ok``."""
     from fedrates.verify import claims
     from fedrates.verify.variants import all_variants
 
@@ -151,14 +162,28 @@ def run_selfcheck(variant_ids: list[str], profile: str = "quick", jobs: int = 1,
     started = time.perf_counter()
     correct = {r["claim"]: r for r in _map(_run_correct, [(cid, profile, base_seed) for cid in named], jobs)}
     trusted = tuple(cid for cid, r in correct.items() if r["verdict"] in OK_VERDICTS)
-    results = _map(_run_variant, [(v.id, tuple(ids), trusted, profile, base_seed) for v in variants], jobs)
+    results = _map(_run_variant, [(v.id, tuple(ids), trusted, profile, base_seed, matrix) for v in variants], jobs)
     killed = sum(r["caught"] for r in results)
     untrusted = [cid for cid in named if cid not in trusted]
-    return {"profile": profile, "base_seed": base_seed, "variants": results, "killed": killed,
+    kills = kills_per_claim(results)
+    papers = {cid.split(".")[0] for cid in named}
+    idle = [c.id for c in claims.all_claims() if c.id.split(".")[0] in papers and c.id in ids
+            and c.erratum is None and not kills.get(c.id)]
+    return {"profile": profile, "base_seed": base_seed, "matrix": matrix, "variants": results, "killed": killed,
+            "kills_per_claim": kills, "claims_killing_nothing": idle,
             "total": len(results), "kill_ratio": killed / len(results) if results else 1.0,
             "correct": list(correct.values()), "claims_failing_on_correct_code": untrusted,
             "variants_without_claims": empty, "seconds": time.perf_counter() - started,
             "ok": killed == len(results) and not untrusted and not empty}
+
+
+def kills_per_claim(results: list[dict]) -> dict[str, list[str]]:
+    """Claim id -> the variants it killed (sorted), from the per-variant results of :func:`run_selfcheck`."""
+    out: dict[str, list[str]] = {}
+    for r in results:
+        for cid in r.get("killed_by") or ([r["caught_by"]] if r.get("caught_by") else []):
+            out.setdefault(cid, []).append(r["variant"])
+    return {cid: sorted(set(vs)) for cid, vs in sorted(out.items())}
 
 
 def _print(doc: dict) -> None:
@@ -174,6 +199,16 @@ def _print(doc: dict) -> None:
         else:
             tried = ", ".join(f"{t['claim']}={t['verdict']}" for t in r["tried"])
             out.write(f"  {r['variant']:<36} SURVIVED ({tried})\n")
+    how = "every claim each variant names (--matrix)" if doc.get("matrix") else "first catch of each variant"
+    out.write(f"variants killed per claim ({how}):\n")
+    for cid, vids in doc.get("kills_per_claim", {}).items():
+        out.write(f"  {cid:<40} {len(vids)}: {', '.join(vids)}\n")
+    idle = doc.get("claims_killing_nothing") or []
+    if idle:
+        out.write(f"claims (no erratum) that killed no variant ({len(idle)}); they protect nothing"
+                  f"{'' if doc.get('matrix') else ' among first catches'}:\n")
+        for cid in idle:
+            out.write(f"  {cid}\n")
     for cid in doc["claims_failing_on_correct_code"]:
         out.write(f"claim {cid} does not pass on the correct code: it cannot count as catching anything\n")
     for vid in doc["variants_without_claims"]:

@@ -19,7 +19,7 @@ from fedrates.solvers.errors import InputError
 from fedrates.verify.commands._common import validate_verify
 
 PROFILES = ("quick", "standard", "full")
-OK_VERDICTS = {"pass", "erratum"}
+OK_VERDICTS = {"pass", "erratum", "informational"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -79,8 +79,14 @@ def main(args: argparse.Namespace) -> int:
         shown[:] = verdicts
         if args.json:
             from fedrates.verify.commands._common import print_json
+            from fedrates.verify.errata import HEADLINE_KINDS, count_kinds
 
-            print_json(verdicts)
+            kinds = count_kinds(v.get("erratum_kind") for v in verdicts if v["verdict"] == "erratum")
+            counts: dict[str, int] = {}
+            for v in verdicts:
+                counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
+            print_json({"verdicts": verdicts, "counts": counts, "erratum_kinds": kinds,
+                        "paper_errors": sum(n for k, n in kinds.items() if k in HEADLINE_KINDS)})
         else:
             _print_table(verdicts, out, time.perf_counter() - started)
 
@@ -101,13 +107,10 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _print_table(verdicts: list[dict], out: Path, elapsed: float) -> None:
-    from fedrates.reports.terminal import print_verdicts
+    from fedrates.reports.terminal import print_verdicts, summary_line
 
     console = print_verdicts(verdicts, sys.stdout, tty=sys.stdout.isatty())
-    counts: dict[str, int] = {}
-    for v in verdicts:
-        counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
-    console.print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f" in {elapsed:.0f} s")
+    console.print(summary_line(verdicts) + f" in {elapsed:.0f} s")
     sys.stdout.flush()
 
 

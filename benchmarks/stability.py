@@ -1,0 +1,85 @@
+"""Verdict stability over base seeds: a verdict that changes with the seed is a bug.
+
+Runs ``fedrates verify`` for every profile asked for at base seeds 0..N-1 (each in a fresh output folder) and prints
+every claim whose verdict is not the same at every seed, with its verdict per seed. Target: 0 changes for quick and
+standard. Exit status 1 when some verdict changes.
+
+    python benchmarks/stability.py                          # quick and standard, 10 seeds each
+    python benchmarks/stability.py --profiles quick --seeds 3 --only 'bylinkin.*' --jobs 2
+    python benchmarks/stability.py --json stability.json    # also write the per-seed verdicts
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+
+def run_profile(profile: str, seed: int, only: str | None, jobs: int, out: Path) -> dict[str, str]:
+    """Verdict per claim of one ``fedrates verify`` run."""
+    cmd = [sys.executable, "-m", "fedrates", "verify", "--profile", profile, "--seed", str(seed), "--jobs",
+           str(jobs), "--out", str(out), "--replace", "--json"]
+    if only:
+        cmd += ["--only", only]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"verify --profile {profile} --seed {seed} exited {proc.returncode}: "
+                         f"{proc.stderr.strip().splitlines()[-1:]}")
+    doc = json.loads(proc.stdout)
+    verdicts = doc["verdicts"] if isinstance(doc, dict) else doc
+    return {str(v["claim"]): str(v["verdict"]) for v in verdicts}
+
+
+def changes(per_seed: dict[int, dict[str, str]]) -> dict[str, dict[int, str]]:
+    """Claims whose verdict differs between seeds: claim -> {seed: verdict} (a missing claim counts as a change)."""
+    claims = sorted({c for verdicts in per_seed.values() for c in verdicts})
+    out = {}
+    for claim in claims:
+        row = {seed: verdicts.get(claim, "missing") for seed, verdicts in sorted(per_seed.items())}
+        if len(set(row.values())) > 1:
+            out[claim] = row
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profiles", nargs="+", default=["quick", "standard"])
+    parser.add_argument("--seeds", type=int, default=10, help="base seeds 0..N-1 (default 10)")
+    parser.add_argument("--only", default=None, help="claim pattern, as for verify --only")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--json", default=None, metavar="FILE", help="write every verdict per profile and seed")
+    args = parser.parse_args(argv)
+    report: dict[str, dict] = {}
+    total_changes = 0
+    for profile in args.profiles:
+        per_seed: dict[int, dict[str, str]] = {}
+        started = time.perf_counter()
+        for seed in range(args.seeds):
+            with tempfile.TemporaryDirectory(prefix=f"fedrates-stability-{profile}-{seed}-") as tmp:
+                per_seed[seed] = run_profile(profile, seed, args.only, args.jobs, Path(tmp))
+            counts: dict[str, int] = defaultdict(int)
+            for verdict in per_seed[seed].values():
+                counts[verdict] += 1
+            print(f"{profile} seed {seed}: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())), flush=True)
+        changed = changes(per_seed)
+        total_changes += len(changed)
+        seconds = time.perf_counter() - started
+        print(f"{profile}: {len(changed)} claim(s) of {len(per_seed[0])} change verdict over seeds "
+              f"0..{args.seeds - 1} ({seconds:.0f} s)")
+        for claim, row in changed.items():
+            print(f"  {claim}: " + ", ".join(f"{seed}={verdict}" for seed, verdict in row.items()))
+        report[profile] = {"per_seed": {str(k): v for k, v in per_seed.items()}, "changes": changed}
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1, sort_keys=True), encoding="utf-8")
+    print(f"target 0 verdict changes: {'met' if total_changes == 0 else 'NOT met'} ({total_changes})")
+    return 0 if total_changes == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
