@@ -17,8 +17,8 @@ from typing import Literal
 
 import sympy as sp
 
+from fedrates.errata import Erratum
 from fedrates.solvers.errors import InputError
-from fedrates.verify.errata import Erratum
 
 __all__ = ["ConditionResult", "Note", "Theorem", "KINDS", "PROBABILITIES", "check_values"]
 
@@ -34,7 +34,7 @@ class Note:
 
     ``kind`` is ``"erratum"`` (the paper is wrong; ``resolution`` says what fedrates uses instead and why, and
     ``erratum`` — required — gives the erratum's kind, location, what is true and the evidence, see
-    :mod:`fedrates.verify.errata`), ``"typo"`` (an obvious misprint), or ``"clarification"`` (an ambiguity and how
+    :mod:`fedrates.errata`), ``"typo"`` (an obvious misprint), or ``"clarification"`` (an ambiguity and how
     it is read).
     """
 

@@ -23,8 +23,8 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
+from fedrates.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES, kind_summary
 from fedrates.reports import figures, paper_figures
-from fedrates.verify.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES, kind_summary
 
 __all__ = ["VERDICTS", "build_context", "render_html", "render_html_string"]
 
@@ -202,7 +202,7 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame,
 
 
 def sort_errata(errata: Sequence[Mapping[str, Any]] | None) -> list[dict[str, str]]:
-    """Errata as display rows, grouped by kind (headline kinds first, :data:`fedrates.verify.errata.ERRATUM_KINDS`
+    """Errata as display rows, grouped by kind (headline kinds first, :data:`fedrates.errata.ERRATUM_KINDS`
     order), each with its location, what the paper says, what is true and the evidence."""
     order = {k: i for i, k in enumerate(ERRATUM_KINDS)}
     rows = [{key: str(e.get(key, "") or "") for key in ("kind", "where", "quote", "true_statement", "evidence",

@@ -195,8 +195,9 @@ def render_pdf(
                 lines: list[tuple[str, dict]] = []
                 for e in sort_errata(errata):
                     lines.append((f"[{e['kind']}] {e['where']} ({e['theorem']})", {"weight": "bold"}))
-                    lines += [(line, {}) for line in _wrap("the paper says: " + e["quote"])]
-                    lines += [(line, {}) for line in _wrap("what is true: " + e["true_statement"])]
+                    lines += [(line, {}) for line in _wrap("the paper says: " + (e["quote"] or e["text"]))]
+                    lines += [(line, {}) for line in _wrap("what is true: " + (e["true_statement"]
+                                                                                 or e["resolution"]))]
                     lines += [(line, {"color": "#555555"}) for line in _wrap("evidence: " + e["evidence"])]
                 pages += _text_pages(lines, "Errata: paper claims that are documented to fail")
             with PdfPages(tmp, metadata={"Title": _plain(title), "CreationDate": None}) as pdf:

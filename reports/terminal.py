@@ -59,8 +59,8 @@ def verdict_table(verdicts: Sequence[Mapping[str, Any]], title: str | None = Non
 def summary_line(verdicts: Sequence[Mapping[str, Any]]) -> str:
     """``"120 pass, 3 informational, 10 erratum (2 paper errors (statement-false 2); also proof-gap 5, typo 3)"``:
     counts per verdict, erratum verdicts broken down by kind (only ``statement-false`` and ``constant`` are
-    headline paper errors, :mod:`fedrates.verify.errata`)."""
-    from fedrates.verify.errata import kind_summary
+    headline paper errors, :mod:`fedrates.errata`)."""
+    from fedrates.errata import kind_summary
 
     counts: dict[str, int] = {}
     for v in verdicts:

@@ -28,7 +28,7 @@ import sympy as sp
 
 from fedrates.bounds.symbols import sym
 from fedrates.bounds.theorem import Note, Theorem
-from fedrates.verify.errata import Erratum
+from fedrates.errata import Erratum
 
 __all__ = ["THEOREMS"]
 
