@@ -138,6 +138,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a path the system refuses (name too long, a file where a folder is expected, ...)
+        from fedrates.verify.commands._common import shown
+
+        where = f" '{shown(exc.filename)}'" if exc.filename else ""
+        sys.stderr.write(f"fedrates: error: {_one_line(exc.strerror or type(exc).__name__)}:{where}\n")
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -203,6 +203,24 @@ CASES: list[tuple[str, list[str], str]] = [
     ("report-verdict-missing", ["report", "{tmp}/run-noverdict"], "has no 'verdict' field"),
     ("report-verdicts-not-json", ["report", "{tmp}/run-json"], "cannot read verdicts"),
     ("report-dir-missing", ["report", "{tmp}/nowhere"], "does not exist"),
+    ("report-verdicts-nested", ["report", "{tmp}/run-nested"], "nested too deeply"),
+    ("report-verdicts-not-utf8", ["report", "{tmp}/run-latin1"], "cannot read verdicts"),
+    ("report-name-too-long", ["report", "{tmp}/" + "a" * 300], "File name too long"),
+    ("report-out-name-too-long", ["report", "{tmp}/run-json", "--out", "{tmp}/" + "a" * 300 + ".html"],
+     "File name too long"),
+    ("plot-verdicts-nested", ["plot", "{tmp}/run-nested", "--claim", "c/1", "--out", "{tmp}/c.svg"],
+     "nested too deeply"),
+    ("plot-verdicts-not-utf8", ["plot", "{tmp}/run-latin1", "--claim", "c/1", "--out", "{tmp}/c.svg"],
+     "cannot read"),
+    ("plot-name-too-long", ["plot", "{tmp}/" + "a" * 300, "--claim", "c/1"], "File name too long"),
+    ("verify-out-name-too-long", ["verify", "--only", "bao.thm2.1/rate-T", "--out", "{tmp}/" + "a" * 300],
+     "File name too long"),
+    # ---- Dask: refused before anything is written (no output directory)
+    ("verify-scheduler-empty", ["verify", "--executor", "dask", "--scheduler", "", "--out", "{tmp}/v"], "is empty"),
+    ("verify-scheduler-text", ["verify", "--executor", "dask", "--scheduler", "not an address", "--out", "{tmp}/v"],
+     "is not a Dask address"),
+    ("verify-scheduler-http", ["verify", "--executor", "dask", "--scheduler", "http://127.0.0.1:8786", "--out",
+                               "{tmp}/v"], "is not a Dask address (scheme 'http')"),
 ]
 
 
@@ -213,13 +231,15 @@ def _report_dirs(root: Path) -> None:
         "run-verdict": [{"claim": "c/1", "verdict": "maybe"}],
         "run-noverdict": [{"claim": "c/1"}],
     }
-    for name in (*bad, "run-json"):
+    raw = {"run-json": b"{not json", "run-nested": b"[" * 100_000, "run-latin1": '[{"claim": "c/1", "verdict": '
+           '"pass", "title": "caf\u00e9"}]'.encode("latin-1")}
+    for name in (*bad, *raw):
         directory = root / name
         write_records(empty_records(), directory / "records.parquet", provenance(seeds=[0]))
         if name in bad:
             write_json_atomic(bad[name], directory / "verdicts.json")
         else:
-            (directory / "verdicts.json").write_text("{not json")
+            (directory / "verdicts.json").write_bytes(raw[name])
 
 
 def _tree(root: Path) -> dict[str, int]:
