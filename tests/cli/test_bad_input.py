@@ -384,3 +384,18 @@ def test_explore_dominant_text_names_failing_conditions(capsys):
            "      condition E <= T FAILS on [1e-300, 2]\n" in out
     assert "[4, 128]  E**2*L*(H + Lam*rho)**2/(T**2*mu**2)\n      condition T >= a FAILS on [4, 8]\n" \
            "    [128, 1e+300]  sigma**2/(K*T*mu)\n" in out
+
+
+def test_a_long_run_is_announced_before_it_starts(capsys):
+    from fedrates.verify.cli import build_parser
+    from fedrates.verify.commands._common import validate_run
+
+    args = build_parser().parse_args(["run", "fedavg", "--problem", "quadratic", "--set", "dim=2", "clients=1e6",
+                                      "--rounds", "100"])
+    assert validate_run(args) == [0]
+    err = capsys.readouterr().err
+    assert err.startswith("fedrates: note: this run simulates 1e+08 client steps") and err.count("\n") == 1
+    args = build_parser().parse_args(["run", "fedavg", "--problem", "quadratic", "--set", "dim=2", "clients=4",
+                                      "--rounds", "100"])
+    validate_run(args)
+    assert capsys.readouterr().err == ""  # a short run says nothing

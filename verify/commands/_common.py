@@ -206,10 +206,29 @@ def validate_run(args: Any) -> list[int]:
         dim = params.get("dim") or params.get("rows", 1) * params.get("cols", 1)
         check_memory(8.0 * len(seeds) * (clients or 1) * dim * max(1, int(local)) * 2,
                      f"a round of {int(local)} local steps on {len(seeds)} seed(s)", "use fewer local steps or seeds")
+        announce_work(rounds * (clients or 1) * max(1, int(local)) * len(seeds), dim)
     rows = (rounds // record_every + 2) * len(seeds)
     check_memory(rows * 400.0, f"{rows} records ({rounds} rounds, every {record_every}, {len(seeds)} seed(s))",
                  "record less often (--record-every) or run fewer rounds")
     return seeds
+
+
+#: client steps per second assumed by the estimate of :func:`announce_work` (the engine does 3-4 million at dimension
+#: 64 on one core; README "Speed and scale"), and the work above which the estimate is printed
+STEPS_PER_SECOND = 3e6
+ANNOUNCE_SECONDS = 30.0
+
+
+def announce_work(client_steps: float, dim: int) -> None:
+    """A one-line note on stderr when a run will take long: its client steps (rounds × clients × local steps ×
+    seeds) and a rough time at :data:`STEPS_PER_SECOND` scaled by dimension / 64 (an order of magnitude, not a
+    promise)."""
+    seconds = client_steps / STEPS_PER_SECOND * max(1.0, dim / 64)
+    if seconds < ANNOUNCE_SECONDS:
+        return
+    took = f"{seconds / 3600:.2g} h" if seconds >= 3600 else f"{seconds / 60:.2g} min"
+    sys.stderr.write(f"fedrates: note: this run simulates {client_steps:.3g} client steps of dimension {dim} "
+                     f"(rounds x clients x local steps x seeds): roughly {took}; Ctrl-C stops it\n")
 
 
 def validate_reference(args: Any) -> dict[str, Any]:
