@@ -225,7 +225,9 @@ CASES: list[tuple[str, list[str], str]] = [
 
 
 def _report_dirs(root: Path) -> None:
-    """Run directories with valid records and a broken verdicts.json each."""
+    """Run directories with valid records and a broken verdicts.json each (and a file where a directory is
+    expected)."""
+    (root / "file").write_text("a file where a directory is expected")
     bad = {
         "run-seeds": [{"claim": "c/1", "verdict": "pass", "seeds": 5}],
         "run-verdict": [{"claim": "c/1", "verdict": "maybe"}],
@@ -251,7 +253,6 @@ def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("FEDRATES_CACHE", str(tmp_path / "ref-cache"))
     (tmp_path / "d.parquet").mkdir()
-    (tmp_path / "file").write_text("a file where a directory is expected")
     _report_dirs(tmp_path)
     return tmp_path
 
