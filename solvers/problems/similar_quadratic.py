@@ -9,10 +9,14 @@ are those of the objective the theorems bound.
 
 Construction (exact second moments, so every constant is exact):
 
-* K clusters; cluster c has an orthonormal basis Q_c (Haar; ``hessian=common``: one basis for everybody) and the
-  spectrum λ log-spaced in [μ, L] (λ_max = L simple, λ_min = μ);
-* client i in cluster c(i) = i mod K has Q_i = R_i Q_c, R_i a rotation by ``angle`` degrees in the plane of the
-  top eigenvector and a random orthogonal direction (``hessian=common``: R_i = I);
+* K clusters; cluster c has its own orthonormal basis Q_c (an independent Haar draw per cluster;
+  ``hessian=common``: one basis for everybody) and the spectrum λ log-spaced in [μ, L] (λ_max = L simple,
+  λ_min = μ);
+* client i belongs to cluster c(i) = i mod K (``sizes=equal``) or to contiguous clusters of sizes proportional to
+  1, 2, ..., K (``sizes=unequal``, which the clustered presets use: clients of a small cluster have fewer similar
+  neighbours, so the graph's degrees p_i spread, 0.10–0.21 on ``buttaci-clustered``); client i has
+  Q_i = R_i Q_c, R_i a rotation by ``angle`` degrees in the plane of the top eigenvector and a random orthogonal
+  direction (``hessian=common``: R_i = I);
 * X_i = Z_i diag(√λ) Q_iᵀ with Z_iᵀZ_i = n I (QR of a Gaussian matrix), so H_i = Q_i diag(λ) Q_iᵀ exactly and the
   uncentered PCA of X_i returns ±(top column of Q_i);
 * y_i = X_i w_i + ``noise``·N(0, I), w_i = centre_{c(i)} + ``within``·N(0, I), centre_c ~ ``spread``·N(0, I);
@@ -46,6 +50,8 @@ PARAMETERS = {
     "dim": Param(4, "int", "dimension d >= 1", low=1),
     "samples": Param(8, "int", "samples per client n >= dim", low=1),
     "clusters": Param(2, "int", "number of clusters >= 1", low=1),
+    "sizes": Param("equal", "choice", "cluster sizes: equal (client i in cluster i mod K) or unequal (proportional "
+                   "to 1, 2, ..., K, contiguous)", choices=("equal", "unequal")),
     "hessian": Param("clustered", "choice", "client Hessians: one basis per cluster, or one common Hessian",
                      choices=("clustered", "common")),
     "mu": Param(0.1, "float", "smallest eigenvalue of every client Hessian mu > 0", low=0.0, low_inclusive=False),
@@ -68,10 +74,11 @@ PRESETS = {
     "buttaci-common": {"hessian": "common", "message": "data", "clients": 6, "dim": 4, "mu": 0.1, "L": 5.0,
                        "spread": 2.0, "within": 0.5},
     # regime (b): cluster-specific Hessians (the paper's heterogeneous setting in miniature)
-    "buttaci-clustered": {"hessian": "clustered", "clients": 6, "dim": 4, "clusters": 2, "mu": 0.1, "L": 5.0,
-                          "angle": 5.0, "spread": 2.0, "within": 0.3},
+    "buttaci-clustered": {"hessian": "clustered", "clients": 6, "dim": 4, "clusters": 2, "sizes": "unequal",
+                          "mu": 0.1, "L": 5.0, "angle": 5.0, "spread": 2.0, "within": 0.3},
     # nonconvex clients, strongly convex average (Theorems 2 and 4)
-    "buttaci-nonconvex": {"hessian": "clustered", "clients": 6, "dim": 4, "clusters": 2, "mu": 0.1, "L": 5.0,
+    "buttaci-nonconvex": {"hessian": "clustered", "clients": 6, "dim": 4, "clusters": 2, "sizes": "unequal",
+                          "mu": 0.1, "L": 5.0,
                           "angle": 5.0, "spread": 2.0, "within": 0.3, "curvature_shift": 0.5},
 }
 
@@ -84,6 +91,18 @@ def _check(p: dict) -> None:
                          "(exact second moments)")
     if p["clusters"] > p["clients"]:
         raise InputError(f"parameter clusters={p['clusters']} exceeds clients={p['clients']}")
+
+
+def _labels(K: int, G: int, sizes: str) -> np.ndarray:
+    """Cluster of every client: i mod G (``equal``), or contiguous blocks with sizes proportional to 1, ..., G
+    (largest remainders, every cluster non-empty; ``unequal``)."""
+    if sizes == "equal" or G == 1:
+        return np.arange(K) % G
+    share = (K - G) * np.arange(1, G + 1) / (G * (G + 1) / 2)
+    count = 1 + np.floor(share).astype(int)
+    order = np.argsort(-(share - np.floor(share)), kind="stable")
+    count[order[: K - int(count.sum())]] += 1
+    return np.repeat(np.arange(G), count)
 
 
 def _rotation(rng: np.random.Generator, u: np.ndarray, theta: float) -> np.ndarray:
@@ -102,9 +121,10 @@ def build(params: dict, preset: str | None = None) -> Problem:
     K, d, n, G = params["clients"], params["dim"], params["samples"], params["clusters"]
     rng = np.random.default_rng(np.random.SeedSequence(params["seed"]))
     lam = spectrum(params["mu"], params["L"], d)
-    labels = np.arange(K) % G
+    labels = _labels(K, G, params["sizes"])
     common = params["hessian"] == "common"
-    bases = np.stack([haar_orthogonal(rng, d)] * (1 if common else G))
+    # one independent Haar draw per cluster (a list repeated with * would share one matrix across clusters)
+    bases = np.stack([haar_orthogonal(rng, d) for _ in range(1 if common else G)])
     centres = params["spread"] * rng.standard_normal((G, d))
     theta = np.deg2rad(params["angle"])
     X = np.empty((K, n, d))
@@ -132,7 +152,7 @@ def build(params: dict, preset: str | None = None) -> Problem:
         penalty=Zero(), radius=None, sampling="gaussian", noise_std=params["sigma"],
         description=f"least squares with a similarity graph ({params['hessian']} Hessians)",
         extras={"graph": graph, "similarity_weights": graph.weights, "labels": labels, "client_optima": optima,
-                "curvature_shifts": shifts},
+                "curvature_shifts": shifts, "data": (X, y)},
     )
 
 

@@ -149,6 +149,9 @@ EXPECTED = {
     "buttaci.cor1": lambda p: p["T"] ** (-2 / 3),
     "buttaci.cor1.explicit": _cor1x,
     "buttaci.teps.pfl": _teps_pfl,
+    "buttaci.graph": lambda p: 0.0,  # an identity (residual 0)
+    "buttaci.lemma1": lambda p: 0.0,  # an identity (residual 0)
+    "buttaci.eq9": lambda p: 1 - p["mu"] / ((p["beta"] + 2) * p["L"]),  # PFL's factor in (9)
 }
 
 VIOLATIONS = [
@@ -172,6 +175,8 @@ VIOLATIONS = [
     ("buttaci.cor1", {"T": 0.5}, 0),
     ("buttaci.cor1.explicit", {"beta": 1.5}, 0),
     ("buttaci.teps.pfl", {"beta": 1.0}, 0),
+    ("buttaci.eq9", {"beta": 1.0}, 0),
+    ("buttaci.eq9", {"mu": 3.0}, 1),
 ]
 
 
@@ -396,3 +401,15 @@ def test_errata_and_typos_are_recorded() -> None:
     assert any("case I" in n.text for n in get("buttaci.cor1").notes)
     assert any("sigma^2/C" in n.text for n in get("buttaci.lemA3").notes)
     assert any("second order" in n.text for n in get("buttaci.thm3").notes)
+    (speedup,) = get("buttaci.eq9").errata
+    assert speedup.erratum.kind == "over-claim" and "upper bounds" in speedup.text
+    # the claim that tests it carries the same erratum (one entry per erratum in errata.json)
+    from fedrates.verify.claims import buttaci as claims
+
+    (speedup_claim,) = [c for c in claims.CLAIMS if c.erratum is not None]
+    assert speedup_claim.erratum == speedup.erratum and speedup_claim.theorem == "buttaci.eq9"
+    # the other theorems whose factors (9) compares point to it without repeating the erratum
+    assert not any(get(t).errata for t in ("buttaci.thm1", "buttaci.thm3", "buttaci.lemA3.kappa",
+                                           "buttaci.lemB3.kappa"))
+    kinds = {n.kind for t in ("buttaci.lemA3", "buttaci.lemA4", "buttaci.lemB3", "buttaci.cor1") for n in get(t).notes}
+    assert "typo" in kinds

@@ -31,6 +31,52 @@ def test_exact_second_moments_and_degree_weights(preset):
         assert problem.weights.max() / problem.weights.min() > 5  # the graph is not trivial
 
 
+def _top_eigenvectors(problem):
+    return np.linalg.eigh(problem.datafit.hessians)[1][:, :, -1]
+
+
+@pytest.mark.parametrize("preset", ["buttaci-clustered", "buttaci-nonconvex"])
+def test_clustered_presets_are_cluster_specific(preset):
+    """The regime the presets name: clients of one cluster share a top eigenvector up to the 5° rotations, clients of
+    different clusters do not, and the graph's degrees are far from uniform (unequal cluster sizes)."""
+    problem = problems.make("similar_quadratic", preset)
+    labels = problem.extras["labels"]
+    assert sorted(np.bincount(labels)) == [2, 4]
+    top = _top_eigenvectors(convex := problems.make("similar_quadratic", "buttaci-clustered"))
+    cos = np.abs(top @ top.T)
+    same = labels[:, None] == labels[None]
+    # within a cluster: two rotations of at most 5° each, so |cos| >= cos(10°)
+    assert cos[same].min() >= np.cos(np.deg2rad(10.0)) - 1e-12
+    assert cos[~same].max() < 0.8  # measured 0.63 at the preset's seed
+    H = convex.datafit.hessians
+    gap = np.linalg.norm(H[:, None] - H[None], ord=2, axis=(-2, -1))
+    assert gap[~same].min() > 2 * gap[same].max()
+    w = problem.weights
+    assert w.max() / w.min() > 1.5  # measured 2.02 (features messages)
+
+
+def test_cluster_bases_are_independent_draws():
+    """With no within-cluster rotation every client of a cluster has the cluster's Hessian; different clusters must
+    have different Hessians at every seed (one shared basis would make all Hessians equal)."""
+    for seed in range(10):
+        problem = problems.make("similar_quadratic", hessian="clustered", clusters=3, angle=0.0, seed=seed)
+        H, labels = problem.datafit.hessians, problem.extras["labels"]
+        for a in range(3):
+            for b in range(a + 1, 3):
+                ia, ib = np.flatnonzero(labels == a)[0], np.flatnonzero(labels == b)[0]
+                assert np.linalg.norm(H[ia] - H[ib], 2) > 0.1, (seed, a, b)
+        np.testing.assert_allclose(H[labels == 0], np.broadcast_to(H[0], H[labels == 0].shape), atol=1e-12)
+
+
+def test_unequal_cluster_sizes():
+    from fedrates.solvers.problems.similar_quadratic import _labels
+
+    assert list(_labels(6, 2, "unequal")) == [0, 0, 1, 1, 1, 1]
+    assert list(np.bincount(_labels(10, 3, "unequal"))) == [2, 3, 5]
+    assert list(_labels(5, 5, "unequal")) == [0, 1, 2, 3, 4]
+    assert list(_labels(6, 2, "equal")) == [0, 1, 0, 1, 0, 1]
+
+
 def test_closed_form_optimum_gamma_and_reference_agree():
     problem = problems.make("similar_quadratic", "buttaci-clustered")
     c = exact_constants(problem)

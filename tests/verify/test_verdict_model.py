@@ -157,3 +157,11 @@ def test_terminal_summary_counts_erratum_kinds_and_headline_errors():
     assert "1 pass" in line and "1 informational" in line
     assert "3 erratum (1 paper error (statement-false 1); also proof-gap 1, typo 1)" in line
     assert kind_summary([]) == ""
+
+
+def test_a_rate_claim_gets_a_ci_margin_and_is_not_demoted_by_its_bound_ratio():
+    result = CheckResult("pass", "slope 1.04 [1.00, 1.09]", "slope 1", "± 0.15", "ok",
+                         fit={"slope": 1.04, "lo": 1.0, "hi": 1.09})
+    v = fixed().verdict(result, conditions=[], seeds=[0], constants={}, bound_ratio=1 / 29.4)
+    assert v["verdict"] == "pass"
+    assert v["margin"]["kind"] == "ci" and v["margin"]["value"] == pytest.approx(0.09 / 0.3)

@@ -17,6 +17,8 @@ import numpy as np
 
 from fedrates._lazy import lazy_import
 from fedrates.verify import checks
+from fedrates.verify import margins as mg
+from fedrates.verify import tolerances as tol
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims import _buttaci_runs as runs
 from fedrates.verify.claims.base import Claim, evaluate_conditions
@@ -39,6 +41,9 @@ TRAJECTORY_TOL = 1e-12
 MULTIPLIER_RTOL = 1e-6
 #: eq. (9) claimed speedup counts as reproduced when the measured ratio is within 2% of it
 SPEEDUP_RTOL = 0.02
+#: the measured rate ratio against the exact one: common Hessians measure per-round multipliers (exact to 1e-12);
+#: cluster-specific ones the rate of ‖w̄_{t+1} − w̄_t‖ over rounds 400–500, within 1e-8 of ln ρ(J) (measured 6e-9)
+SPEEDUP_EXACT_RTOL = 1e-6
 #: Corollary 1 measured exponent: deterministic runs, exponent −2/3 within ±0.05 over T ∈ [27, 1000] (the
 #: envelope's exponent is exactly −2/3; the integer E = T^{1/3} is exact on the grid; the residual curvature of
 #: log r(T) from the not-yet-negligible terms is below 0.03 on this instance)
@@ -191,9 +196,19 @@ class GraphInvariants(Claim):
             # identical data: mis = 0 is clipped (3 pairs), A stays finite and equal on the clipped pairs
             out["clipping"] = 0.0 if (g.clipped == 3 and np.all(np.isfinite(g.adjacency))
                                       and np.isclose(g.adjacency[0, 1], -np.log(g.clip))) else 1.0
+        # Def. 1–2 and Algorithm 1 on every pair, recomputed here from the graph's messages (checked above to be the
+        # top PCs): A_in = −ln max(mis, clip) for i ≠ n (0 on the diagonal), p_in = A_in/𝟏ᵀA𝟏, p_i = Σ_n p_in
+        mis = (1.0 - M @ M.T) / 2.0
+        A = np.where(np.eye(K, dtype=bool), 0.0, -np.log(np.maximum(mis, g.clip)))
+        out["adjacency-def2-all-pairs"] = float(np.max(np.abs(g.adjacency - A)) / max(1.0, float(A.max())))
+        out["weights-def2-all-pairs"] = float(np.max(np.abs(P - A / A.sum())) * K)
+        out["degrees-def2"] = float(np.max(np.abs(g.degrees - (A / A.sum()).sum(axis=1))))
         if point["case"].startswith("buttaci"):
             problem, _, _ = runs.instance({"preset": point["case"]})
             out["instance-weights"] = float(np.max(np.abs(problem.weights - g.degrees)))
+            _, P2, p2 = runs.def2_graph(problem)
+            out["instance-graph-def2"] = float(max(np.max(np.abs(problem.extras["similarity_weights"] - P2)) * K,
+                                                   np.max(np.abs(problem.weights - p2))))
         seed = seeds[0] if seeds else 0
         items = [(name, seed, 0, value, GRAPH_TOL) for name, value in out.items()]
         return _rows(self, GRAPH_CASES.index(point["case"]), point, items, X.shape[-1])
@@ -213,7 +228,8 @@ class GraphInvariants(Claim):
         else:
             res = CheckResult("pass", measured, "0 (identities)", f"{GRAPH_TOL:g}",
                               f"all {records['metric'].nunique()} invariants hold on {len(cases)} graphs")
-        return self.verdict(res, conditions=[], seeds=seeds, constants={})
+        margin = mg.resolution(GRAPH_TOL)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={}, margin=margin)
 
 
 # ---- 2. Lemma 1
@@ -279,17 +295,24 @@ class Lemma1Identity(Claim):
             res = CheckResult("pass", measured, "0 (identity)", f"{LEMMA1_TOL:g}",
                               f"the identity holds at every (t, k) of {records['point'].nunique()} runs; the same "
                               "identity with 1/C weights fails by ≥ the control value")
-        return self.verdict(res, conditions=[], seeds=seeds, constants={})
+        margin = mg.resolution(LEMMA1_TOL)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={}, margin=margin)
 
 
-def _perturbed_graph(problem: Any) -> Any:
-    """The problem with p_in + D, D symmetric with zero row sums on clients 0–3 (degrees unchanged, p_in ≥ 0)."""
-    P = np.array(problem.extras["similarity_weights"], dtype=float)
+def _perturb_weights(P: np.ndarray) -> np.ndarray:
+    """p_in + D, D symmetric with zero row sums on clients 0–3 (degrees unchanged, p_in ≥ 0)."""
+    P = np.array(P, dtype=float)
     delta = 0.5 * min(P[0, 2], P[1, 3])
     D = np.zeros_like(P)
     for (i, j), sign in {(0, 1): 1, (2, 3): 1, (0, 2): -1, (1, 3): -1}.items():
         D[i, j] = D[j, i] = sign * delta
-    return dataclasses.replace(problem, extras={**problem.extras, "similarity_weights": P + D})
+    return P + D
+
+
+def _perturbed_graph(problem: Any) -> Any:
+    """The problem with p_in + D, D symmetric with zero row sums on clients 0–3 (degrees unchanged, p_in ≥ 0)."""
+    P = _perturb_weights(problem.extras["similarity_weights"])
+    return dataclasses.replace(problem, extras={**problem.extras, "similarity_weights": P})
 
 
 # ---- 3. reductions
@@ -363,7 +386,8 @@ class Reductions(Claim):
                 verdict, msg = "inconclusive", "the graph perturbation does not move the perturbed points"
         res = CheckResult(verdict, f"max relative trajectory difference — {measured}", "0", f"{TRAJECTORY_TOL:g}",
                           msg)
-        return self.verdict(res, conditions=[], seeds=seeds, constants={})
+        margin = mg.resolution(TRAJECTORY_TOL)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={}, margin=margin)
 
 
 # ---- 4. exact per-round multipliers
@@ -481,9 +505,10 @@ class ExactMultiplier(Claim):
                               "every eigen-component contracts by exactly the lemma's factor; κ ≤ intermediate ≤ "
                               "theorem factor at every point")
         gaps = _metric(records, "objective_gap")["value"]
+        margin = mg.resolution(MULTIPLIER_RTOL)
         return self.verdict(res, conditions=conditions, seeds=seeds, constants=constants,
                             statement=_theorem(self.theorem).statement, reference_gap=consts["reference_gap"],
-                            smallest_measured=float(gaps.min()) if len(gaps) else None)
+                            smallest_measured=float(gaps.min()) if len(gaps) else None, margin=margin)
 
 
 @dataclass(frozen=True)
@@ -534,11 +559,19 @@ class MeanMultiplier(Claim):
                                     aggfunc="last")
         expected = records.groupby(["point", "metric", "round"])["bound"].first().reindex(table.columns)
         result = checks.exact_expectation(table.to_numpy(), expected.to_numpy())
+        # resolution: the family-wise half-width z·sd/√S relative to the predicted mean, at the widest point
+        from scipy.stats import norm
+
+        vals = table.to_numpy()
+        z = float(norm.ppf(1 - (1 - tol.EXACT_CONFIDENCE) / (2 * vals.shape[1])))
+        res_rel = float(np.max(z * np.nanstd(vals, axis=0, ddof=1) / np.sqrt(vals.shape[0])
+                               / np.abs(expected.to_numpy())))
         _, _, consts = runs.instance({**COMMON, "sigma": self.sigma})
         # distances to the closed-form w*: its certified gap (objective units) is ~1e-27, far below any
         # measured mean (≥ 0.2 by construction)
+        margin = mg.resolution(res_rel)
         return self.verdict(result, conditions=[], seeds=seeds, constants={}, reference_gap=consts["reference_gap"],
-                            smallest_measured=float(np.min(np.abs(expected.to_numpy()))))
+                            smallest_measured=float(np.min(np.abs(expected.to_numpy()))), margin=margin)
 
 
 def _critical_step(lam: np.ndarray, beta: float, E: int) -> float:
@@ -632,9 +665,11 @@ class Stability(Claim):
                    "β > 1/2 (App. C.7's 'small β, large γ → spikes' holds on quadratics for β < 1/2 only)")
         res = CheckResult(verdict, measured, "φ_β(λ)^t per mode; stable iff max|φ_β| < 1; γ_c vs FedAvg's",
                           f"relative {MULTIPLIER_RTOL:g}", msg)
+        margin = mg.resolution(MULTIPLIER_RTOL)
         return self.verdict(res, conditions=[], seeds=seeds, constants={"L": consts["L"], "mu": consts["mu"]},
                             reference_gap=consts["reference_gap"],
-                            smallest_measured=float(_metric(records, "objective_gap_min")["value"].min()))
+                            smallest_measured=float(_metric(records, "objective_gap_min")["value"].min()),
+                            margin=margin)
 
 
 # ---- 5. eq. (9): ordering and speedup
@@ -772,22 +807,39 @@ class Eq9Ordering(Claim):
         res = CheckResult(verdict, measured, "PFL < FedAvg < FedProx (theorem and lemma level)",
                           f"sympy exact; multipliers relative {MULTIPLIER_RTOL:g}", msg)
         _, _, consts = runs.instance(COMMON)
+        margin = mg.resolution(MULTIPLIER_RTOL)
         return self.verdict(res, conditions=[], seeds=seeds, constants={}, reference_gap=consts["reference_gap"],
-                            smallest_measured=get["objective_gap_min"][0])
+                            smallest_measured=get["objective_gap_min"][0], margin=margin)
 
 
+#: the same Erratum as the note of buttaci.eq9 in the catalogue (one entry in errata.json; a test checks equality)
 SPEEDUP_ERRATUM = Erratum(
-    kind="over-claim", where="eq. (9), read in §1 ('provably faster decay'), §6.1 and §7",
-    quote="the factor 3/(β+2) of (9) shows that PFL contracts faster than FedAvg",
-    true_statement=("(9) is a true inequality between the bound factors of Theorems 1 and 3; a comparison of upper "
-                    "bounds is not a comparison of rates, and the proved per-round factors differ only at second "
-                    "order"),
-    prediction="the measured speedup ln κ_B3 / ln κ_A3 stays near 1, not 3/(β+2)",
+    kind="over-claim",
+    where=("Sec. 1 (contributions), Sec. 5 'The antithetic role of α and β' (eq. (9)), Sec. 6.1 (discussion of "
+           "Table 1), Sec. 7 (conclusions)"),
+    quote=("'its contraction term has provably faster decay than FedAvg (and FedProx) for comparable step sizes and "
+           "any choice of our perturbation parameter β ∈ (0,1)' (Sec. 1); 'our algorithm has a faster contraction "
+           "factor than FedAvg (α = 0) or FedProx (α > 0) for comparable step sizes, which explains why it "
+           "accelerates as we increase the perturbation by decreasing β' (Sec. 6.1); 'our algorithm provides faster "
+           "exponential contraction than the chosen baseline' (Sec. 7)"),
+    true_statement=(
+        "Eq. (9), (1 − μ/((β+2)L))^t ≤ (1 − μ/(3L))^t ≤ (1 − μ/(3(α+L)))^t, is a true inequality between the "
+        "factors of the upper bounds (8) and (7); an ordering of upper bounds does not order the methods' rates. "
+        "Its first-order gap μ(1−β)/(3(β+2)L) comes from the proofs' final relaxation μ ≤ L (βμ + 2L ≤ (β+2)L "
+        "after (191) for PFL, 2L + μ ≤ 3L after (57) for FedAvg). The per-round factors the lemmas prove at the "
+        "theorem step sizes, κ_B3 = 1 − 1/β + (1/β)(1 − βμγ)^E and κ_A3(α = 0) = (1 − μγ)^E, differ only at "
+        "second order in μ/L and are equal at E = 1. The analysis proves a smaller bound factor, not a contraction "
+        "faster by 3/(β+2)."),
     evidence=(
-    "the factor 3/(β+2) of eq. (9) comes from the last relaxation of the proof of Theorem 3 (βμ + 2L ≤ (β+2)L after "
-    "(191); FedAvg's chain uses 3α + 2L + μ ≤ 3(α + L) after (57)); the factors the lemmas prove, κ_B3 and κ_A3 at "
-    "the theorem step sizes, differ only at second order in μ/L and coincide for E = 1, so the measured speedup of "
-    "PFL over FedAvg is ln κ_B3 / ln κ_A3 ≈ 1 (exact on common Hessians), not 3/(β+2)"))
+        "Measured log-rate ratio of PFL(β) over FedAvg at γ = 1/(2LE), E = 10: 1.0023× (β = 0.5) and 1.0014× "
+        "(β = 0.7) on a common Hessian (per-round multipliers of the μ eigen-component), equal to ln κ_B3/ln κ_A3 "
+        "to 1e-12; 1.0195× and 1.0116× on cluster-specific Hessians (one Haar basis per cluster; rate of "
+        "‖w̄_{t+1} − w̄_t‖ over rounds 400–500), equal to ln ρ(J_PFL)/ln ρ(J_FedAvg) of the exact round maps to "
+        "1e-8; the bound factors give 1.2008× and 1.1115×."),
+    prediction=(
+        "the measured rate ratio is the exact one (ln κ_B3/ln κ_A3 on a common Hessian, ln ρ(J_PFL)/ln ρ(J_FedAvg) "
+        "on cluster-specific Hessians, relative 1e-6) and not the bound factors' ratio ≈ 3/(β+2) (relative 2%)"),
+)
 
 
 @dataclass(frozen=True)
@@ -834,7 +886,15 @@ class Speedup(Claim):
         r_avg, gap_avg = self._rate("fedavg", problem, consts, rounds, het, step=g, local_steps=E)
         mu = consts["mu"]
         claimed = math.log(1 - mu / ((beta + 2) * L)) / math.log(1 - mu / (3 * L))
-        exact = math.log(runs.phi(mu, beta, g, E)) / math.log(runs.psi(mu, 0.0, g, E))
+        if het:
+            # the asymptotic rates are the spectral radii of the exact affine round maps (graph of Def. 2)
+            _, P, p = runs.def2_graph(problem)
+            rho = {name: float(np.max(np.abs(np.linalg.eigvals(runs.round_map(
+                problem, name, g, E, beta=beta if name == "pfl" else 1.0, graph=(P, p))[0]))))
+                for name in ("pfl", "fedavg")}
+            exact = math.log(rho["pfl"]) / math.log(rho["fedavg"])
+        else:
+            exact = math.log(runs.phi(mu, beta, g, E)) / math.log(runs.psi(mu, 0.0, g, E))
         measured = r_pfl / r_avg if np.isfinite(r_pfl) and np.isfinite(r_avg) and r_avg < 0 else float("nan")
         seed = seeds[0]
         items = [("speedup", seed, rounds, measured, claimed), ("speedup_exact_level", seed, rounds, exact, claimed),
@@ -850,40 +910,43 @@ class Speedup(Claim):
         sp_ = _metric(records, "speedup").set_index("point")
         ex = _metric(records, "speedup_exact_level").set_index("point")
         cases = self._cases()
-        lines, paper_ok, pred_ok = [], True, True
+        lines, paper_ok, pred_ok, resolution = [], True, True, 0.0
         for i, (inst, beta) in enumerate(cases):
             got, claimed = float(sp_.loc[i + 1, "value"]), float(sp_.loc[i + 1, "bound"])
             exact = float(ex.loc[i + 1, "value"])
-            lines.append(f"{inst} β={beta:g}: measured {got:.4f}× vs claimed {claimed:.4f}× "
-                         f"(3/(β+2) = {3 / (beta + 2):.4f})" + (f", exact-level {exact:.6f}×" if inst == "common"
-                                                                 else ""))
+            level = "ln κ_B3/ln κ_A3" if inst == "common" else "ln ρ(J_PFL)/ln ρ(J_FedAvg)"
+            lines.append(f"{inst} β={beta:g}: measured {got:.6f}× vs bound factors' {claimed:.4f}× "
+                         f"(3/(β+2) = {3 / (beta + 2):.4f}); exact {level} = {exact:.6f}×")
             if not (abs(got / claimed - 1) <= SPEEDUP_RTOL):
                 paper_ok = False
-            # the erratum's predictions: exact-level ratio on common Hessians, and below the midpoint between no
-            # speedup and the claimed one on cluster-specific Hessians
-            if inst == "common":
-                pred_ok &= bool(abs(got / exact - 1) <= MULTIPLIER_RTOL)
-            else:
-                pred_ok &= bool(np.isfinite(got) and got - 1 < (claimed - 1) / 2)
+            # the erratum's prediction: the measured ratio is the exact one (lemma factors on common Hessians,
+            # spectral radii of the exact round maps on cluster-specific Hessians)
+            pred_ok &= bool(np.isfinite(got) and abs(got / exact - 1) <= SPEEDUP_EXACT_RTOL)
+            resolution = max(resolution, abs(got / exact - 1) if np.isfinite(got) else np.inf)
         measured = "; ".join(lines)
         gaps = _metric(records, "objective_gap_min")["value"]
         ref = {"reference_gap": runs.instance(COMMON)[2]["reference_gap"] if len(gaps) else None,
                "smallest_measured": float(gaps.min()) if len(gaps) else None}
-        predicted = "3/(β+2) (eq. (9), theorem level)"
-        tolerance = f"relative {SPEEDUP_RTOL:g}"
+        predicted = "the bound factors' ratio ≈ 3/(β+2) read as a rate (Sec. 1, 6.1, 7)"
+        tolerance = f"relative {SPEEDUP_RTOL:g} (exact ratio: relative {SPEEDUP_EXACT_RTOL:g})"
         if paper_ok:
-            res = CheckResult("pass", measured, predicted, tolerance, "the claimed speedup is reproduced")
-            return self.verdict(res, conditions=[], seeds=seeds, constants={}, **ref)
+            res = CheckResult("pass", measured, predicted, tolerance,
+                              "the bound factors' ratio is the measured rate ratio")
+            return self._judged(res, seeds, ref, resolution)
         if not pred_ok:
             res = CheckResult("fail", measured, predicted, tolerance,
-                              "the claimed speedup is not reproduced, and neither is the erratum's prediction "
-                              "(exact-level ratio ln κ_B3/ln κ_A3 on common Hessians to 1e-6; below the midpoint "
-                              "(1 + claimed)/2 on cluster-specific Hessians): the run is not PFL as analysed")
-            return dataclasses.replace(self, erratum=None).verdict(res, conditions=[], seeds=seeds, constants={},
-                                                                   **ref)
+                              "the measured rate ratio is neither the bound factors' ratio nor the exact one "
+                              f"(lemma factors on common Hessians, spectral radii of the exact round maps on "
+                              f"cluster-specific ones, relative {SPEEDUP_EXACT_RTOL:g}): the run is not PFL/FedAvg "
+                              "as analysed")
+            return dataclasses.replace(self, erratum=None)._judged(res, seeds, ref, resolution)
         res = CheckResult("fail", measured, predicted, tolerance,
-                          "the measured speedup is the exact-level ratio, not 3/(β+2)")
-        return self.verdict(res, conditions=[], seeds=seeds, constants={}, **ref)
+                          "the measured rate ratio is the exact one (≈ 1.00–1.02), not the bound factors' ≈ 3/(β+2)")
+        return self._judged(res, seeds, ref, resolution)
+
+    def _judged(self, res: CheckResult, seeds: list[int], ref: dict, resolution: float) -> dict:
+        margin = mg.resolution(SPEEDUP_EXACT_RTOL)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={}, **ref, margin=margin)
 
 
 # ---- 5b. exact round map on cluster-specific Hessians
@@ -921,15 +984,26 @@ class RoundMap(Claim):
             alg = _algorithm(self, "fedprox", step=gamma, mu_prox=alpha, local_steps=E)
         w0 = _start(problem, consts, scale=3.0)
         run = runs.instrumented_run(alg, problem, self.rounds, seeds[:1], w0, exact=True)
-        J, c, d = runs.round_map(problem, self.algorithm, gamma, E, alpha=alpha, beta=beta)
-        z = np.concatenate([w0] * (J.shape[0] // d))
-        pred = [z[:d]]
-        for _ in range(self.rounds):
-            z = J @ z + c
-            pred.append(z[:d])
-        pred = np.stack(pred)
-        err = np.linalg.norm(run.x[:, 0] - pred[:run.x.shape[0]], axis=-1) / (1 + np.linalg.norm(pred[:run.x.shape[0]],
-                                                                                                  axis=-1))
+        # the prediction uses the graph of Def. 2 recomputed from the raw data (not the instance's weights), so a
+        # graph built by another formula makes the run leave the predicted trajectory
+        _, P, p = runs.def2_graph(problem)
+        J, c, d = runs.round_map(problem, self.algorithm, gamma, E, alpha=alpha, beta=beta, graph=(P, p))
+
+        def trajectory(J: np.ndarray, c: np.ndarray) -> np.ndarray:
+            z = np.concatenate([w0] * (J.shape[0] // d))
+            out = [z[:d]]
+            for _ in range(self.rounds):
+                z = J @ z + c
+                out.append(z[:d])
+            out = np.stack(out)[:run.x.shape[0]]
+            return np.linalg.norm(run.x[:, 0] - out, axis=-1) / (1 + np.linalg.norm(out, axis=-1))
+
+        err = trajectory(J, c)
+        # sensitivity control: the same prediction with another admissible graph (PFL: p_in perturbed at fixed
+        # degrees; FedProx: uniform aggregation weights) must be far from the run
+        other = (_perturb_weights(P), p) if self.algorithm == "pfl" else (P, np.full_like(p, 1.0 / p.size))
+        control = float(np.max(trajectory(*runs.round_map(problem, self.algorithm, gamma, E, alpha=alpha,
+                                                             beta=beta, graph=other)[:2])))
         if not run.finite:
             err = np.full(self.rounds + 1, np.inf)
         z_inf = np.linalg.solve(np.eye(J.shape[0]) - J, c)
@@ -940,7 +1014,8 @@ class RoundMap(Claim):
         items += [("bias", seed, self.rounds, float(np.linalg.norm(x_inf - consts["w_star"])), np.nan),
                   ("fixed_point_gap", seed, self.rounds, float(problem.smooth_value(x_inf)) - consts["f_star"],
                    np.nan),
-                  ("spectral_radius", seed, self.rounds, rho, 1.0)]
+                  ("spectral_radius", seed, self.rounds, rho, 1.0),
+                  ("graph_control", seed, self.rounds, control, CONTROL_MIN)]
         return _rows(self, self._grid().index((a, E)), point, items, problem.dim)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
@@ -957,9 +1032,15 @@ class RoundMap(Claim):
         sym = "β" if self.algorithm == "pfl" else "α/L"
         detail = "; ".join(f"{sym}={grid[i][0]:g}, E={grid[i][1]}: ‖w_∞ − w*‖ = {bias[i]:.3g}, ρ = {rho[i]:.6f}"
                            for i in bias.index)
-        measured = f"max relative trajectory error {worst:.3g}; {detail}"
+        control = _metric(records, "graph_control")["value"]
+        ctl = float(control.min()) if len(control) else 0.0
+        measured = (f"max relative trajectory error {worst:.3g}; the same map with another graph ("
+                    f"{'p_in perturbed at fixed degrees' if self.algorithm == 'pfl' else 'uniform weights'}) misses "
+                    f"by ≥ {ctl:.3g}; {detail}")
         checks_ = [("trajectory", worst <= ROUND_MAP_TOL, f"the run leaves the exact affine trajectory ({worst:.3g})"),
-                   ("stable map", bool(np.all(rho < 1)), "the round map is not a contraction")]
+                   ("stable map", bool(np.all(rho < 1)), "the round map is not a contraction"),
+                   ("graph sensitivity", ctl >= CONTROL_MIN,
+                    f"the prediction does not depend on the graph on this instance (control {ctl:.3g})")]
         if self.algorithm != "pfl" and 0.0 in self.params_grid and 1 in self.steps_grid:
             i = grid.index((0.0, 1))
             checks_.append(("FedAvg E=1 unbiased", float(bias[i]) <= 1e-9 * (1 + np.linalg.norm(consts["w_star"])),
@@ -969,35 +1050,56 @@ class RoundMap(Claim):
                           msg)
         gaps = _metric(records, "fixed_point_gap")["value"]
         positive = gaps[gaps > 0]
+        margin = mg.resolution(ROUND_MAP_TOL)
         return self.verdict(res, conditions=[], seeds=seeds, constants={"L": consts["L"], "mu": consts["mu"]},
                             reference_gap=consts["reference_gap"],
-                            smallest_measured=float(positive.min()) if len(positive) else None)
+                            smallest_measured=float(positive.min()) if len(positive) else None, margin=margin)
 
 
 # ---- 5c. deviation lemmas A.1, A.2, B.1, B.2 (pathwise)
+#: two clients with one Hessian L·I and opposite gradients at w* (p = 1/2 each): started at w*, every round repeats
+#: and Lemma B.1 holds with equality at E = 1 (u^1 − u^2 = 2γg), A.1 up to (E−1)²/E², A.2 up to (E−1)²/(4E²)
+PAIR_INSTANCE = {"clients": 2, "dim": 2, "hessian": "common", "mu": 1.0, "L": 1.0, "within": 0.0, "noise": 0.0,
+                 "clusters": 2}
+#: the alternating schedule γ_t ∈ {γ, γ/4}: the lemmas' γ_{t−1}/γ_t terms are exercised at ratios 4 and 1/4
+ALTERNATING = 0.25
+
+
 @dataclass(frozen=True)
 class Deviation(Claim):
     """Lemmas A.1–A.2 (FedProx) or B.1–B.2 (PFL) at every (t, k, i), pathwise: the proofs bound sums of at most E
     realised steps by Cauchy–Schwarz, so with G_t² the largest realised ‖g‖² of the rounds involved (t for A.1–A.2;
-    t − 1 and t for B.1–B.2) the inequalities hold for every sample path, stochastic gradients included.
+    t − 1 and t for B.1–B.2) the inequalities hold for every sample path, stochastic gradients included.  Each lemma is
+    checked with the step of the round it names: B.1 with γ_{t−1}, B.2 with γ_t and the ratio γ_{t−1}/γ_t of its
+    indicator term, under constant steps and under steps alternating between γ and γ/4.
+
+    Sharp regime: on :data:`PAIR_INSTANCE` started at w* the bound of B.1 is attained (ratio 1 at E = 1) and A.1 is
+    within (E−1)²/E²; B.2's constant 4[4 + (1−β)² + 8(1−1/β)²] is ≥ 16 times what its four Cauchy–Schwarz terms can
+    reach, so its ratio stays below 1/16 on every instance (reported, not a margin).
 
     Measured, not reconstructed where possible: FedProx's query points are w_{t,k}^i; PFL's u_t^i is read off its
     first query point, u_t^i = (w̃_{t,0}^i − β w̄_{t,0})/(1 − β) (w_{t,0}^i = w̄_{t,0}), and w̄_{t,k} follows rule (3)."""
 
     rounds: int = 12
     param: float = 0.5  # β for PFL, α/L for FedProx
-    grid: tuple = ((1, 0.0), (5, 0.0), (5, 1.0))  # (E, σ)
+    #: (instance, E, σ, schedule)
+    grid: tuple = (("clustered", 1, 0.0, "constant"), ("clustered", 5, 0.0, "constant"),
+                   ("clustered", 5, 1.0, "constant"), ("clustered", 5, 0.0, "alternating"),
+                   ("pair", 1, 0.0, "constant"), ("pair", 5, 0.0, "alternating"))
     n_seeds: dict = field(default_factory=lambda: {"quick": 3, "standard": 3, "full": 8})
 
     def points(self, profile: str) -> list[dict]:
-        return [{**LEMMA1_INSTANCE, "local_steps": E, "sigma": sg} for E, sg in self.grid]
+        return [{**(LEMMA1_INSTANCE if inst == "clustered" else PAIR_INSTANCE), "instance": inst,
+                 "local_steps": E, "sigma": sg, "schedule": sched} for inst, E, sg, sched in self.grid]
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
-        problem, _, consts = runs.instance(_params(point))
+        inst = point["instance"]
+        params = _params(point) if inst == "clustered" else {**PAIR_INSTANCE, "sigma": point["sigma"]}
+        problem, _, consts = runs.instance(params)
         E, L = point["local_steps"], consts["L"]
         deterministic = not point["sigma"]
         use = seeds[:1] if deterministic else list(seeds)
-        w0 = _start(problem, consts, scale=3.0)
+        w0 = _start(problem, consts, scale=3.0) if inst == "clustered" else consts["w_star"]
         p = problem.weights
         if self.algorithm == "pfl":
             beta, gamma = self.param, 1 / (2 * L * E)
@@ -1006,37 +1108,43 @@ class Deviation(Claim):
             alpha = self.param * L
             gamma = 1 / (2 * E * (L + alpha))
             alg = _algorithm(self, "fedprox", step=gamma, mu_prox=alpha, local_steps=E)
-        run = runs.instrumented_run(alg, problem, self.rounds, use, w0, exact=deterministic)
+        steps = np.full(self.rounds, gamma)
+        if point["schedule"] == "alternating":
+            steps[1::2] *= ALTERNATING
+        run = runs.instrumented_run(alg, problem, self.rounds, use, w0, exact=deterministic, steps=steps)
         T = run.rounds
+        gam = steps[:T, None]  # (T, 1) γ_t
+        gprev = np.vstack([gam[:1], gam[:-1]])  # γ_{t−1} (unused at t = 0: indicator)
         g2 = np.max(np.sum(run.grads * run.grads, axis=-1), axis=(1, 3))  # (T, R): largest realised ‖g‖² per round
         x0 = run.x[:T, None, :, None, :]  # w̄_{t,0}
         out: dict[str, np.ndarray] = {}
         if self.algorithm == "pfl":
-            wbar = runs.virtual_averages(run, p, gamma, perturbed=True)  # (T, E, R, d)
+            wbar = runs.virtual_averages(run, p, steps[:T], perturbed=True)  # (T, E, R, d)
             U = (run.queries[:, 0] - beta * run.x[:T, :, None, :]) / (1 - beta)  # (T, R, K, d)
             spread = np.max(np.sum((U[:, :, :, None] - U[:, :, None]) ** 2, axis=-1), axis=(2, 3))  # (T, R)
             g2_pair = np.maximum(g2, np.vstack([g2[:1], g2[:-1]]))  # rounds t − 1 and t
             prev = np.vstack([np.zeros_like(g2[:1]), g2[:-1]])
             # t = 0: u_0^i = w̄_{0,0} for all i, the lemma's right side is 0 (indicator), so is the spread
-            rhs = 4 * gamma**2 * E**2 * prev
+            rhs = 4 * gprev**2 * E**2 * prev
             out["lemB1_ratio"] = np.divide(spread, rhs, out=np.where(spread > 1e-20, np.inf, 0.0),
                                           where=rhs > 0)
             dev = np.max(np.sum((wbar[:, :, :, None] - run.queries) ** 2, axis=-1), axis=(1, 3))  # (T, R)
             ind = (np.arange(T) >= 1)[:, None]
-            factor = 4 + (1 - beta) ** 2 + ind * 8 * (1 - 1 / beta) ** 2
-            out["lemB2_ratio"] = dev / (4 * gamma**2 * E**2 * g2_pair * factor)
+            factor = 4 + (1 - beta) ** 2 + ind * 8 * (gprev / gam) ** 2 * (1 - 1 / beta) ** 2
+            out["lemB2_ratio"] = dev / (4 * gam**2 * E**2 * g2_pair * factor)
         else:
             local = np.max(np.sum((run.queries - x0) ** 2, axis=-1), axis=(1, 3))
-            out["lemA1_ratio"] = local / (gamma**2 * E**2 * g2)
+            out["lemA1_ratio"] = local / (gam**2 * E**2 * g2)
             wbar = np.einsum("i,tkrid->tkrd", p, run.queries)
             div = np.max(np.sum((wbar[:, :, :, None] - run.queries) ** 2, axis=-1), axis=(1, 3))
-            out["lemA2_ratio"] = div / (4 * gamma**2 * E**2 * g2)
+            out["lemA2_ratio"] = div / (4 * gam**2 * E**2 * g2)
         items = []
         for name, ratio in out.items():
             if not run.finite:
                 ratio = np.full_like(ratio, np.inf)
             items += [(name, s, t, float(ratio[t, r]), 1.0) for r, s in enumerate(use) for t in range(T)]
-        return _rows(self, self.grid.index((E, point["sigma"])), point, items, problem.dim)
+        key = (inst, E, point["sigma"], point["schedule"])
+        return _rows(self, self.grid.index(key), point, items, problem.dim)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
@@ -1047,7 +1155,205 @@ class Deviation(Claim):
         measured = "; ".join(f"max {k.split('_')[0]} lhs/rhs = {v:.3g}" for k, v in worst.items())
         bad = [k for k, v in worst.items() if not v <= 1 + 1e-9]
         verdict, msg = ("fail", f"violated: {', '.join(bad)}") if bad else (
-            "pass", "every deviation inequality holds at every (t, k, i) and seed")
-        res = CheckResult(verdict, measured, "lhs ≤ rhs with the realised G_t²", "floating point (1e-9)", msg)
+            "pass", "every deviation inequality holds at every (t, k, i) and seed, with constant and alternating "
+                    "steps")
+        res = CheckResult(verdict, measured, "lhs ≤ rhs with the realised G_t² and the steps γ_{t−1}, γ_t",
+                          "floating point (1e-9)", msg)
         return self.verdict(res, conditions=[], seeds=seeds, constants={},
                             bound_ratio=float(worst.max()) if np.all(np.isfinite(worst)) else None)
+
+
+# ---- 5d. the returned point
+RETURNED_TOL = 1e-12  # relative to 1 + ‖w̄‖: a few roundings of E ≤ 4 local steps
+
+
+@dataclass(frozen=True)
+class ReturnedPoint(Claim):
+    """The point each algorithm returns after every round t = 1..T is the server model of the paper, reconstructed
+    pathwise from the recorded gradient queries (stochastic gradients included, so it pins the returned point's
+    law for every sample path, not only its mean):
+
+    * PFL (Algorithm 1, Adjacency scheme): w̄_{t+1,0} = Σ_i p_i w_{t,E}^i with w_{t,E}^i = w̄_{t,0} − γ Σ_k g_{t,k}^i
+      (rule (3)) and w̄_{t,0} = Σ_i p_i w̃_{t,0}^i (the first queries: Σ_i p_i u_t^i = w̄_{t,0} since Σ_i p_in = p_n);
+    * FedProx/FedAvg (App. A (10)–(12)): w_{t,0}^i = w̄_{t,0} for every i (the first queries, checked equal), the last
+      local step w_{t,E}^i = w_{t,E−1}^i − γ(g_{t,E−1}^i + α(w_{t,E−1}^i − w̄_{t,0})), and w̄_{t+1,0} = Σ_i p_i w_{t,E}^i.
+
+    The degrees p_i are those of Def. 2 recomputed from the data (:func:`_buttaci_runs.def2_graph`).  The last
+    iterate of a client, an unweighted mean, a neighbour average or the previous round's model all fail."""
+
+    rounds: int = 6
+    local_steps: int = 4
+    cases: tuple = (("pfl", 0.5), ("fedprox", 0.5), ("fedavg", 0.0))  # (algorithm, β or α/L)
+    n_seeds: dict = field(default_factory=lambda: {"quick": 3, "standard": 3, "full": 8})
+
+    def points(self, profile: str) -> list[dict]:
+        return [{**LEMMA1_INSTANCE, "sigma": 1.0, "method": a, "param": v, "local_steps": self.local_steps}
+                for a, v in self.cases]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, _, consts = runs.instance(_params(point))
+        E, L, name = self.local_steps, consts["L"], point["method"]
+        if name == "pfl":
+            gamma, alpha = 1 / (2 * L * E), 0.0
+            alg = _algorithm(self, "pfl", step=gamma, beta=point["param"], local_steps=E)
+        else:
+            alpha = point["param"] * L
+            gamma = 1 / (2 * E * (L + alpha))
+            hyper = {"mu_prox": alpha} if name == "fedprox" else {}
+            alg = _algorithm(self, name, step=gamma, local_steps=E, **hyper)
+        run = runs.instrumented_run(alg, problem, self.rounds, list(seeds), _start(problem, consts), exact=False)
+        _, _, p = runs.def2_graph(problem)
+        q, g = run.queries, run.grads  # (T, E, R, K, d)
+        T = run.rounds
+        if name == "pfl":
+            start = np.einsum("i,trid->trd", p, q[:, 0])  # w̄_{t,0}
+            pred = start - gamma * np.einsum("i,tkrid->trd", p, g)
+            broadcast = np.zeros((T, len(seeds)))
+        else:
+            start = q[:, 0, :, 0]
+            last = q[:, -1] - gamma * (g[:, -1] + alpha * (q[:, -1] - q[:, :1, :, :, :][:, 0]))
+            pred = np.einsum("i,trid->trd", p, last)
+            broadcast = np.max(np.linalg.norm(q[:, 0] - start[:, :, None], axis=-1), axis=-1)
+        scale = 1 + np.linalg.norm(pred, axis=-1)
+        err = np.linalg.norm(run.x[1:T + 1] - pred, axis=-1) / scale  # returned point after round t + 1
+        start_err = np.linalg.norm(run.x[:T] - start, axis=-1) / scale  # returned point = the next round's start
+        if not run.finite:
+            err = np.full_like(err, np.inf)
+        items = []
+        for r, s in enumerate(seeds):
+            for t in range(T):
+                items.append(("returned_point_error", s, t + 1, float(err[t, r]), RETURNED_TOL))
+                items.append(("start_error", s, t, float(max(start_err[t, r], broadcast[t, r])), RETURNED_TOL))
+        return _rows(self, [c[0] for c in self.cases].index(name), point, items, problem.dim)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        seeds = _seeds(records)
+        empty = _fail_if_empty(records)
+        if empty:
+            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        worst = records.groupby(["point", "metric"])["value"].max()
+        names = [c[0] for c in self.cases]
+        measured = "; ".join(f"{names[int(pt)]} {m.split('_')[0]}: {v:.3g}" for (pt, m), v in worst.items())
+        bad = [f"{names[int(pt)]} ({m})" for (pt, m), v in worst.items() if not v <= RETURNED_TOL]
+        if bad:
+            res = CheckResult("fail", f"max relative error — {measured}", "Σ_i p_i w_{t,E}^i (the server model)",
+                              f"relative {RETURNED_TOL:g}", "the returned point is not the server model: "
+                              + ", ".join(bad))
+        else:
+            res = CheckResult("pass", f"max relative error — {measured}", "Σ_i p_i w_{t,E}^i (the server model)",
+                              f"relative {RETURNED_TOL:g}",
+                              f"every returned point is the degree-weighted server model, at every round of "
+                              f"{len(seeds)} stochastic runs per algorithm")
+        return self._exact_verdict(res, seeds, float(worst.max()), RETURNED_TOL)
+
+    def _exact_verdict(self, res: CheckResult, seeds: list[int], worst: float, tol: float) -> dict:
+        margin = mg.resolution(tol)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={}, margin=margin)
+
+
+# ---- 5e. the instance's constants by a second route
+CONSTANTS_RTOL = 1e-9
+CONSTANT_CASES = ({"preset": "buttaci-common"}, {"preset": "buttaci-clustered"},
+                  {"preset": "buttaci-clustered", "message": "data"},
+                  {"preset": "buttaci-nonconvex", "message": "data"})
+
+
+def _second_route(problem: Any) -> dict[str, float]:
+    """L, μ, S, w*, f* and Γ of a ``similar_quadratic`` instance from its raw data, independently of
+    :func:`~fedrates.solvers.problems.similar_quadratic.exact_constants`: singular values of X_i (H_i = X_iᵀX_i/n,
+    minus the curvature shift s t_i of nonconvex clients), the degrees of the graph recomputed by Def. 2, w* by least
+    squares on the stacked system [√(p_i/n) X_i] (shifted clients: the normal equations of f), f_i* at each client's
+    least-squares solution (a witness attaining min f_i), and Γ = f(w*) − Σ_i p_i f_i* (Def. 3)."""
+    X, y = problem.extras["data"]
+    K, n, d = X.shape
+    _, _, p = runs.def2_graph(problem)
+    shift = np.asarray(problem.extras.get("curvature_shifts", np.zeros(K)), dtype=float)
+    sv = np.stack([np.linalg.svd(x, compute_uv=False) for x in X]) ** 2 / n  # eigenvalues of X_iᵀX_i/n
+    lam_max, lam_min = sv.max(axis=1) - shift, sv.min(axis=1) - shift
+    f_i = [lambda w, i=i: 0.5 * float(np.sum((X[i] @ w - y[i]) ** 2)) / n - 0.5 * shift[i] * float(w @ w)
+           for i in range(K)]
+    if np.any(shift):
+        H = sum(p[i] * (X[i].T @ X[i] / n - shift[i] * np.eye(d)) for i in range(K))
+        w_star = np.linalg.solve(H, sum(p[i] * X[i].T @ y[i] / n for i in range(K)))
+    else:
+        A = np.concatenate([np.sqrt(p[i] / n) * X[i] for i in range(K)])
+        w_star = np.linalg.lstsq(A, np.concatenate([np.sqrt(p[i] / n) * y[i] for i in range(K)]), rcond=None)[0]
+    f_star = float(sum(p[i] * f_i[i](w_star) for i in range(K)))
+    out = {"L": float(np.max(np.abs(np.concatenate([lam_max, lam_min])))), "mu": float(lam_min.min()),
+           "S": float(p @ p), "f_star": f_star, "w_star": w_star}
+    if lam_min.min() > 0:
+        minima = [f_i[i](np.linalg.lstsq(X[i], y[i], rcond=None)[0]) for i in range(K)]
+        out["Gamma"] = f_star - float(p @ np.array(minima))
+    return out
+
+
+@dataclass(frozen=True)
+class Constants(Claim):
+    """The constants every bound and regime of the paper uses — L = max_i ‖H_i‖ and μ = min_i λ_min(H_i) (per-client
+    extremes, Assumptions 4–5), S = Σ p_i², w*, f* and Γ = f* − Σ_i p_i f_i* with the degree weights (Def. 3) — as
+    the claims compute them (:func:`~fedrates.solvers.problems.similar_quadratic.exact_constants`) against a second
+    route from the raw data (:func:`_second_route`), relative 1e-9.  L and μ of f (μ_f, L_f) differ from the
+    per-client extremes on the clustered instances, Γ with uniform weights differs from Γ with degree weights: the
+    instances are chosen so that both substitutions are visible (differences reported)."""
+
+    n_seeds: dict = field(default_factory=lambda: {"quick": 1, "standard": 1, "full": 1})
+
+    def points(self, profile: str) -> list[dict]:
+        return [dict(c) for c in CONSTANT_CASES]
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, _, consts = runs.instance(point)
+        ref = _second_route(problem)
+        seed = seeds[0] if seeds else 0
+        items = []
+        for key in ("L", "mu", "S", "f_star", "Gamma"):
+            if key not in ref:
+                continue
+            got, want = float(consts[key]), float(ref[key])
+            items.append((f"rel:{key}", seed, 0, abs(got - want) / max(abs(want), 1e-300), CONSTANTS_RTOL))
+        items.append(("rel:w_star", seed, 0, float(np.linalg.norm(consts["w_star"] - ref["w_star"])
+                                                   / (1 + np.linalg.norm(ref["w_star"]))), CONSTANTS_RTOL))
+        # the substitutions the check must be able to see on these instances
+        items.append(("control:L_f", seed, 0, abs(consts["L_f"] - ref["L"]) / ref["L"], CONTROL_MIN))
+        items.append(("control:mu_f", seed, 0, abs(consts["mu_f"] - ref["mu"]) / abs(ref["mu"]), CONTROL_MIN))
+        if "Gamma" in ref:
+            K = problem.clients
+            uniform = problem.weights * 0 + 1.0 / K
+            X, y = problem.extras["data"]
+            n = X.shape[1]
+            minima = np.array([0.5 * np.sum((X[i] @ np.linalg.lstsq(X[i], y[i], rcond=None)[0] - y[i]) ** 2) / n
+                               for i in range(K)])
+            A = np.concatenate(list(X)) / np.sqrt(K * n)
+            w_u = np.linalg.lstsq(A, np.concatenate(list(y)) / np.sqrt(K * n), rcond=None)[0]
+            f_u = float(np.sum((A @ w_u - np.concatenate(list(y)) / np.sqrt(K * n)) ** 2)) / 2
+            gamma_uniform = f_u - float(uniform @ minima)  # Def. 3 with 1/C weights in f* and in the sum
+            items.append(("control:Gamma_uniform", seed, 0, abs(gamma_uniform - ref["Gamma"]) / abs(ref["Gamma"]),
+                          CONTROL_MIN))
+        return _rows(self, CONSTANT_CASES.index(point), point, items, problem.dim)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        seeds = _seeds(records)
+        empty = _fail_if_empty(records)
+        if empty:
+            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        rel = records[records["metric"].str.startswith("rel:")]
+        ctl = records[records["metric"].str.startswith("control:")]
+        worst = rel.loc[rel["value"].idxmax()]
+        bad = rel[~(rel["value"] <= CONSTANTS_RTOL)]
+        # each substitution must be visible on at least one instance (L of f equals L on a common Hessian)
+        visible = ctl.groupby("metric")["value"].max()
+        weak = visible[~(visible >= CONTROL_MIN)]
+        measured = (f"max relative difference {worst['value']:.2g} ({worst['metric'][4:]}, case {int(worst['point'])});"
+                    f" substitutions visible by up to " + ", ".join(f"{m[8:]} {v:.3g}" for m, v in visible.items()))
+        if len(bad):
+            detail = "; ".join(f"case {int(r.point)}: {r.metric[4:]} off by {r.value:.3g}" for r in bad.itertuples())
+            res = CheckResult("fail", measured, "the second route's values", f"relative {CONSTANTS_RTOL:g}",
+                              f"the constants the claims use are not the instance's: {detail}")
+        elif len(weak):
+            res = CheckResult("inconclusive", measured, "the second route's values", f"relative {CONSTANTS_RTOL:g}",
+                              "a substitution (L of f, Γ with uniform weights) is not visible on these instances")
+        else:
+            res = CheckResult("pass", measured, "the second route's values", f"relative {CONSTANTS_RTOL:g}",
+                              f"L, μ, S, w*, f* and Γ agree on {records['point'].nunique()} instances")
+        margin = mg.resolution(CONSTANTS_RTOL)
+        return self.verdict(res, conditions=[], seeds=seeds, constants={}, margin=margin)

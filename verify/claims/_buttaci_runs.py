@@ -17,6 +17,7 @@ paper evaluated at every eigenvalue): ē_{t+1} = ψ_α(H) ē_t (FedProx) and ē_
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -76,8 +77,11 @@ class _Recorder:
 
 
 def instrumented_run(alg: Any, problem: Any, rounds: int, seeds: list[int], w0: np.ndarray,
-                     exact: bool) -> Run:
-    """Run ``alg`` for ``rounds`` rounds with full participation, recording every gradient query (see module)."""
+                     exact: bool, steps: Any = None) -> Run:
+    """Run ``alg`` for ``rounds`` rounds with full participation, recording every gradient query (see module).
+    ``steps`` (optional, one per round) gives the round's step size γ_t (the algorithm's ``step`` otherwise)."""
+    import dataclasses
+
     from fedrates.solvers.algorithms.base import RoundContext
     from fedrates.solvers.oracles import GradientOracle, make_streams
 
@@ -97,7 +101,8 @@ def instrumented_run(alg: Any, problem: Any, rounds: int, seeds: list[int], w0: 
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(rounds):
             oracle.begin_round(clients, E)
-            state = alg.round(state, problem, RoundContext(t, clients, weights, recorder))
+            alg_t = alg if steps is None else dataclasses.replace(alg, step=float(steps[t]))
+            state = alg_t.round(state, problem, RoundContext(t, clients, weights, recorder))
             xs.append(np.array(alg.output(state)))
             if not np.all(np.isfinite(xs[-1])) or np.max(np.abs(xs[-1])) > 1e150:
                 finite = False
@@ -111,15 +116,42 @@ def instrumented_run(alg: Any, problem: Any, rounds: int, seeds: list[int], w0: 
                grads=np.stack(recorder.grads).reshape(shape), finite=finite)
 
 
-def local_iterates(run: Run, step: float) -> np.ndarray:
-    """PFL's w_{t,k}^i for k = 0..E (T, E+1, R, K, d) by rule (3): w̄_{t,0} − γ Σ_{j<k} g_i(w̃_{t,j}^i)."""
+#: the misalignment clip of the instances' graphs (identical messages): A_in ≤ −ln(1e-12)
+DEF2_CLIP = 1e-12
+
+
+def def2_graph(problem: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The similarity graph of a ``similar_quadratic`` instance recomputed from its raw data by the paper's own
+    definitions, independently of :mod:`fedrates.solvers.similarity`: m_i the top right-singular vector of the
+    client's data matrix (X_i, or [X_i, y_i] for ``message=data``) by SVD, sign fixed by its entry of largest
+    magnitude; mis(i, n) = (1 − m_iᵀm_n)/2 (Def. 1); [A]_in = −ln max(mis(i, n), clip)·1{i ≠ n} (Def. 2);
+    p_in = [A]_in/(𝟏ᵀA𝟏) and p_i = Σ_n p_in (Algorithm 1).  Returns (A, P, p)."""
+    X, y = problem.extras["data"]  # the raw data (the datafit of shifted clients is an explicit quadratic)
+    data = np.concatenate([X, y[:, :, None]], axis=2) if problem.params.get("message") == "data" else X
+    M = np.stack([np.linalg.svd(x, full_matrices=False)[2][0] for x in data])
+    lead = M[np.arange(M.shape[0]), np.argmax(np.abs(M), axis=1)]
+    M = M * np.sign(lead)[:, None]
+    C = M.shape[0]
+    A = np.zeros((C, C))
+    for i in range(C):
+        for n in range(C):
+            if i != n:
+                A[i, n] = -math.log(max((1.0 - float(M[i] @ M[n])) / 2.0, DEF2_CLIP))
+    P = A / A.sum()
+    return A, P, P.sum(axis=1)
+
+
+def local_iterates(run: Run, step: Any) -> np.ndarray:
+    """PFL's w_{t,k}^i for k = 0..E (T, E+1, R, K, d) by rule (3): w̄_{t,0} − γ_t Σ_{j<k} g_i(w̃_{t,j}^i); ``step``
+    is γ, or one γ_t per round."""
     T, E, R, K, d = run.queries.shape
     base = run.x[:T, None, :, None, :]
-    return np.concatenate([np.broadcast_to(base, (T, 1, R, K, d)), base - step * np.cumsum(run.grads, axis=1)],
+    gam = np.broadcast_to(np.asarray(step, dtype=float), (T,))[:, None, None, None, None]
+    return np.concatenate([np.broadcast_to(base, (T, 1, R, K, d)), base - gam * np.cumsum(run.grads, axis=1)],
                           axis=1)
 
 
-def virtual_averages(run: Run, weights: np.ndarray, step: float, perturbed: bool) -> np.ndarray:
+def virtual_averages(run: Run, weights: np.ndarray, step: Any, perturbed: bool) -> np.ndarray:
     """w̄_{t,k} = Σ_i p_i w_{t,k}^i for k = 0..E−1: (T, E, R, d).  FedProx/FedAvg (``perturbed`` False): the query
     points are the local iterates; PFL: rule (3) (:func:`local_iterates`)."""
     W = local_iterates(run, step)[:, :-1] if perturbed else run.queries
@@ -147,9 +179,11 @@ def mode_factors(algorithm: str, lam: np.ndarray, gamma: float, E: int, alpha: f
 
 
 def round_map(problem: Any, algorithm: str, gamma: float, E: int, alpha: float = 0.0,
-              beta: float = 1.0) -> tuple[np.ndarray, np.ndarray, int]:
+              beta: float = 1.0, graph: tuple[np.ndarray, np.ndarray] | None = None
+              ) -> tuple[np.ndarray, np.ndarray, int]:
     """The affine round map z ↦ J z + c of a deterministic round on a quadratic federation, built from the client
     Hessians H_i, linear terms b_i, weights p_i and similarity weights p_in (not from the algorithm's code).
+    ``graph`` = (P, p) replaces the instance's similarity weights and degrees (e.g. by :func:`def2_graph`'s).
 
     FedProx/FedAvg: z = w̄_{t,0} (d); each local step is w ↦ (I − γ(H_i + αI)) w + γα w̄_{t,0} + γ b_i ((11)).
     PFL: z = (w̄_{t,0}, u_t^1, …, u_t^C) ((C+1)d); each local step is w ↦ (I − γβH_i) w − γ(1−β)H_i u^i + γ b_i
@@ -157,7 +191,7 @@ def round_map(problem: Any, algorithm: str, gamma: float, E: int, alpha: float =
     Returns (J, c, d).
     """
     H, b = problem.datafit.hessians, problem.datafit.linear_terms
-    p = problem.weights
+    P_sim, p = (np.asarray(problem.extras["similarity_weights"]), problem.weights) if graph is None else graph
     K, d = b.shape
     eye = np.eye(d)
     if algorithm == "pfl":
@@ -173,7 +207,7 @@ def round_map(problem: Any, algorithm: str, gamma: float, E: int, alpha: float =
     # w_{t,E}^i = M_i x + B_i u^i + c_i
     B = -gamma * (1 - beta) * np.einsum("ide,ief->idf", N, H)
     ci = gamma * np.einsum("ide,ie->id", N, b)
-    Q = np.asarray(problem.extras["similarity_weights"]) / p[:, None]
+    Q = P_sim / p[:, None]
     n = (K + 1) * d
     # rows: the next state's blocks (x', u'^1..u'^K) as linear combinations of the K client outputs
     out_rows = np.vstack([p[None], Q])  # (K+1, K)

@@ -117,8 +117,8 @@ class Claim:
         if verdict in ("pass", "fail") and reference["sufficient"] is False:
             verdict = "inconclusive"
             message = f"{message}; reference insufficient: {reference['message']}"
-        if margin is None and bound_ratio is not None and np.isfinite(bound_ratio):
-            margin = mg.slack_from_ratio(bound_ratio)
+        if margin is None:
+            margin = _default_margin(result, bound_ratio)
         margin = dict(margin) if margin is not None else None
         informational = None
         if self.erratum is not None:
@@ -177,6 +177,30 @@ class Claim:
         res = CheckResult("conditions-not-met", "not measured", "—", "—",
                       "theorem conditions fail on this instance: " + "; ".join(failed))
         return self.verdict(res, conditions=conditions, seeds=seeds, constants=constants, statement=statement)
+
+
+def _default_margin(result: CheckResult, bound_ratio: float | None) -> dict | None:
+    """The margin a claim gets when it gives none: for a fitted slope (a rate claim) the CI width against the
+    tolerance band; otherwise, for a bound claim reporting ``bound_ratio``, the slack ``1/bound_ratio``."""
+    fit = result.fit or {}
+    if "lo" in fit and "hi" in fit:
+        band = _number(result.tolerance)
+        if band:
+            return mg.ci(float(fit["hi"]) - float(fit["lo"]), 2.0 * band)
+        return None
+    if bound_ratio is not None and np.isfinite(bound_ratio):
+        return mg.slack_from_ratio(bound_ratio)
+    return None
+
+
+def _number(text: Any) -> float | None:
+    """The number of a tolerance such as ``0.15`` or ``"± 0.15"`` (None when there is none)."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return float(text)
+    import re
+
+    match = re.search(r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?", str(text or ""))
+    return float(match.group()) if match else None
 
 
 def reference_check(reference_gap: float | None, smallest_measured: float | None) -> dict:
