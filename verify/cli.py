@@ -99,6 +99,18 @@ def _end_refusal(code: int) -> None:
     os._exit(code)
 
 
+def _numeric_failure(exc: BaseException) -> str:
+    """One line for an arithmetic failure (overflow, division by zero) or a recursion too deep on given values:
+    what failed and where, so that the input can be changed (or the failure reported)."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" in {frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno}" if frames else ""
+    what = "nested too deeply" if isinstance(exc, RecursionError) else f"{type(exc).__name__}: {exc}"
+    return (f"the computation failed on these inputs ({what}{where}); use values of a more moderate size "
+            f"(e.g. radii and hyperparameters within 1e-100..1e100)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -114,6 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv is None:  # the program itself, not a caller in Python
             _end_refusal(2)
         return 2
+    except (ArithmeticError, RecursionError) as exc:  # values the up-front checks let through: still one line
+        sys.stderr.write(f"fedrates: error: {_one_line(_numeric_failure(exc))}\n")
+        return 2
     except KeyboardInterrupt:
         sys.stderr.write("fedrates: interrupted; finished work was kept\n")
         return 130
@@ -123,6 +138,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a path the system refuses (name too long, a file where a folder is expected, ...)
+        from fedrates.verify.commands._common import shown
+
+        where = f" '{shown(exc.filename)}'" if exc.filename else ""
+        sys.stderr.write(f"fedrates: error: {_one_line(exc.strerror or type(exc).__name__)}:{where}\n")
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -100,28 +100,165 @@ def _require_distributed() -> Any:
     return distributed
 
 
+#: seconds to connect to a scheduler (distributed's ``distributed.comm.timeouts.connect`` for this client)
+CONNECT_TIMEOUT = 10.0
+#: seconds the sweep waits while the cluster has no worker (or the scheduler is gone) before it stops
+WORKER_WAIT = 60.0
+
+
+def worker_wait() -> float:
+    """Seconds to wait for a Dask worker: ``FEDRATES_DASK_WAIT`` (a number in 0..86400) or :data:`WORKER_WAIT`."""
+    text = os.environ.get("FEDRATES_DASK_WAIT")
+    if text is None or not text.strip():
+        return WORKER_WAIT
+    from fedrates.verify.numbers import parse_number
+
+    return parse_number("FEDRATES_DASK_WAIT", text, low=0.0, high=86400.0)
+
+
+def check_scheduler_address(scheduler: str) -> str:
+    """A Dask scheduler address (``tcp://host:port`` and the other comm schemes of distributed), checked with
+    distributed's own parser before anything connects; one-line InputError otherwise."""
+    from fedrates.verify.commands._common import shown
+
+    text = scheduler.strip()
+    hint = "expected the address printed by 'dask scheduler', e.g. tcp://host:8786"
+    if not text:
+        raise InputError(f"--scheduler '{shown(scheduler)}' is empty; {hint} (omit --scheduler for a local cluster)")
+    from distributed.comm import registry
+    from distributed.comm.addressing import parse_address
+
+    try:
+        scheme, location = parse_address(text, strict=True)
+    except (ValueError, TypeError):
+        raise InputError(f"--scheduler '{shown(scheduler)}' is not a Dask address; {hint}") from None
+    if scheme not in registry.backends or not location:
+        raise InputError(f"--scheduler '{shown(scheduler)}' is not a Dask address (scheme '{shown(scheme)}'); "
+                         f"{hint}")
+    return text
+
+
+def connect(scheduler: str, timeout: float = CONNECT_TIMEOUT) -> Any:
+    """A ``distributed.Client`` of the scheduler at ``scheduler``, within ``timeout`` seconds (distributed's connect
+    timeout); anything that is not a reachable Dask scheduler is a one-line InputError."""
+    import dask.config
+    import distributed
+
+    from fedrates.verify.commands._common import shown
+
+    try:
+        with dask.config.set({"distributed.comm.timeouts.connect": f"{timeout:g}s"}):
+            return distributed.Client(scheduler, timeout=f"{timeout:g}s", set_as_default=False)
+    except Exception as exc:  # noqa: BLE001 - refused, unreachable, not Dask (a garbage frame length): one line
+        reason = str(exc).splitlines()[0][:160] if str(exc) else ""
+        raise InputError(f"--scheduler '{shown(scheduler)}': no Dask scheduler answered there within {timeout:g} s "
+                         f"({type(exc).__name__}{': ' + reason if reason else ''}); expected the address printed by "
+                         f"'dask scheduler', e.g. tcp://host:8786") from None
+
+
+class _Watched(_Capped):
+    """A Dask executor whose cluster is watched: when the scheduler is gone or no worker is left for
+    :func:`worker_wait` seconds, the unfinished tasks fail with that reason (the sweep keeps what finished) and
+    :attr:`failure` says why."""
+
+    def __init__(self, inner: Any, client: Any, wait: float, where: str) -> None:
+        super().__init__(inner, None)
+        import threading
+
+        self._client = client
+        self._wait = wait
+        self._where = where
+        self._futures: list[Future] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.failure: str | None = None
+        self._thread = threading.Thread(target=self._watch, name="fedrates-dask-watch", daemon=True)
+        self._thread.start()
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        future = super().submit(fn, *args, **kwargs)
+        with self._lock:
+            self._futures.append(future)
+        return future
+
+    def _problem(self) -> str | None:
+        status = getattr(self._client, "status", "running")
+        if status != "running":
+            return f"the Dask scheduler at {self._where} is gone (client {status})"
+        try:
+            workers = self._client.scheduler_info().get("workers", {})
+        except Exception:  # noqa: BLE001 - no answer is no worker
+            workers = {}
+        return None if workers else f"no Dask worker is left at {self._where}"
+
+    def _watch(self) -> None:
+        import time
+
+        since = None
+        while not self._stop.wait(0.5):
+            problem = self._problem()
+            if problem is None:
+                since = None
+                continue
+            since = since if since is not None else time.monotonic()
+            if time.monotonic() - since < self._wait:
+                continue
+            self.failure = (f"{problem} for {self._wait:g} s; the unfinished points were not run (finished points are "
+                            f"cached: rerun when the cluster is back)")
+            with self._lock:
+                pending = [f for f in self._futures if not f.done()]
+            for future in pending:
+                try:
+                    future.set_exception(RuntimeError(self.failure))
+                except Exception:  # noqa: BLE001 - finished meanwhile
+                    pass
+            return
+
+    def close(self) -> None:
+        self._stop.set()
+
+
 def dask(scheduler: str | None = None) -> Callable[[int], contextlib.AbstractContextManager[Executor]]:
-    """Factory of a Dask executor: the cluster at ``scheduler``, or a LocalCluster of ``jobs`` workers."""
+    """Factory of a Dask executor: the cluster at ``scheduler`` (checked and connected now, so that a bad or
+    unreachable address is refused before anything is written), or a LocalCluster of ``jobs`` workers."""
     _require_distributed()
+    client = connect(check_scheduler_address(scheduler)) if scheduler is not None else None
 
     @contextlib.contextmanager
     def factory(jobs: int) -> Iterator[Executor]:
         distributed = _require_distributed()
+        wait = worker_wait()
         with contextlib.ExitStack() as stack:
-            if scheduler:
+            if client is not None:
+                stack.callback(_quietly, client.close)
                 try:
-                    client = stack.enter_context(distributed.Client(scheduler, timeout="20s"))
-                except (OSError, TimeoutError) as exc:
-                    raise InputError(f"--scheduler {scheduler!r}: no Dask scheduler reachable there ({exc}); "
-                                     "expected the address printed by 'dask scheduler', e.g. tcp://host:8786") \
-                        from None
+                    client.wait_for_workers(1, timeout=wait)
+                except Exception:  # noqa: BLE001 - TimeoutError, or the scheduler went away meanwhile
+                    raise InputError(f"no Dask worker joined the scheduler at {scheduler} within {wait:g} s; start "
+                                     f"workers with: dask worker {scheduler} --nthreads 1") from None
+                active_client, where = client, str(scheduler)
             else:
                 cluster = stack.enter_context(distributed.LocalCluster(
                     n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None))
-                client = stack.enter_context(distributed.Client(cluster))
-            yield _Capped(client.get_executor(pure=False), None)
+                active_client = stack.enter_context(distributed.Client(cluster))
+                where = "the local cluster"
+            pool = _Watched(active_client.get_executor(pure=False), active_client, wait, where)
+            try:
+                yield pool
+            finally:
+                pool.close()
+            if pool.failure:
+                raise InputError(pool.failure)
 
     return factory
+
+
+def _quietly(close: Callable[[], Any]) -> None:
+    """Close a client whose scheduler may be gone: errors on the way out are not the run's result."""
+    try:
+        close()
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def make(name: str, scheduler: str | None = None) -> Callable[[int], contextlib.AbstractContextManager[Executor]]:

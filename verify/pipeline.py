@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from fedrates.solvers import certify
-from fedrates.verify import margins
+from fedrates.verify import margins, outputs
 from fedrates.verify import records as rec
 from fedrates.verify.claims.base import Claim
 from fedrates.verify.sweep import run_claims
@@ -190,7 +190,7 @@ def merge_previous(out: Path, verdicts: list[dict[str, Any]], records: pd.DataFr
                 break
         old_errata = json.loads((out / "errata.json").read_text(encoding="utf-8")) \
             if (out / "errata.json").is_file() else []
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         sys.stderr.write(f"fedrates: warning: earlier results in {out} are unreadable ({exc}); replacing them\n")
         return verdicts, records, errata, []
     new_by_id = {str(v["claim"]): v for v in verdicts}
@@ -217,10 +217,12 @@ def merge_previous(out: Path, verdicts: list[dict[str, Any]], records: pd.DataFr
 
 def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int = 1, base_seed: int = 0,
                   use_cache: bool = True, progress: bool = True,
-                  write_pdf: bool = True, merge: bool = True) -> dict[str, Any]:
+                  write_pdf: bool = True, merge: bool = True,
+                  on_verdicts: Callable[[list[dict[str, Any]]], None] | None = None) -> dict[str, Any]:
     """Run the claims and write ``records.parquet``, ``verdicts.json``, ``errata.json``, ``report.html`` (and
     ``report.pdf``). With ``merge`` (default) earlier claims in ``out`` not run now are kept (see the module
-    docstring); the returned ``verdicts`` are this run's, ``kept`` the ids of earlier claims kept."""
+    docstring); the returned ``verdicts`` are this run's, ``kept`` the ids of earlier claims kept. ``on_verdicts``
+    receives this run's verdicts before anything is written."""
     cache_root = out / "cache" / profile if use_cache else None
     bar = _Progress(enabled=progress)
     try:
@@ -233,34 +235,40 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
     frames = [df for df in sweep.records.values() if len(df)]
     records = pd.concat(frames, ignore_index=True) if frames else rec.empty_records()
     errata = collect_errata(claims)
-    all_verdicts, all_records, all_errata, kept = (
-        merge_previous(out, verdicts, records, errata) if merge else (verdicts, records, errata, []))
-    if kept:
-        from fedrates.verify.plotdata import fill_missing
+    if on_verdicts is not None:  # shown before any large write: a full disk loses no verdict
+        on_verdicts(verdicts)
+    # one writer per output directory, from the merge-read to the last write; leftovers removed; manifest last;
+    # an unwritable directory (full disk) ends in one line with this run's verdicts kept (verify.outputs)
+    with outputs.writing(out, verdicts, records, check_earlier=merge):
+        all_verdicts, all_records, all_errata, kept = (
+            merge_previous(out, verdicts, records, errata) if merge else (verdicts, records, errata, []))
+        if kept:
+            from fedrates.verify.plotdata import fill_missing
 
-        fill_missing(all_records, all_verdicts)  # earlier verdicts written before figures were described
-    seeds = sorted({s for v in all_verdicts for s in v.get("seeds", [])})
-    provenance = rec.provenance(seeds=seeds, extra={"profile": profile, "base_seed": base_seed, "jobs": jobs,
-                                                    "points_computed": sweep.computed,
-                                                    "points_cached": sweep.cached,
-                                                    "claims_this_run": [c.id for c in claims],
-                                                    "claims_kept_from_earlier_runs": kept})
-    rec.write_records(all_records, out / "records.parquet", provenance)
-    rec.write_json_atomic(all_verdicts, out / "verdicts.json")
-    rec.write_json_atomic(all_errata, out / "errata.json")
-    digest = _report_digest(all_records, all_verdicts, all_errata, write_pdf)
-    if not _report_current(out, digest, write_pdf):  # a resume with unchanged results keeps its report as is
-        (out / _REPORT_DIGEST).unlink(missing_ok=True)
-        from fedrates.reports.html import render_html
+            fill_missing(all_records, all_verdicts)  # earlier verdicts written before figures were described
+        seeds = sorted({s for v in all_verdicts for s in v.get("seeds", [])})
+        provenance = rec.provenance(seeds=seeds, extra={"profile": profile, "base_seed": base_seed, "jobs": jobs,
+                                                        "points_computed": sweep.computed,
+                                                        "points_cached": sweep.cached,
+                                                        "claims_this_run": [c.id for c in claims],
+                                                        "claims_kept_from_earlier_runs": kept})
+        rec.write_records(all_records, out / "records.parquet", provenance)
+        rec.write_json_atomic(all_verdicts, out / "verdicts.json")
+        rec.write_json_atomic(all_errata, out / "errata.json")
+        digest = _report_digest(all_records, all_verdicts, all_errata, write_pdf)
+        if not _report_current(out, digest, write_pdf):  # a resume with unchanged results keeps its report as is
+            (out / _REPORT_DIGEST).unlink(missing_ok=True)
+            from fedrates.reports.html import render_html
 
-        shared: dict[str, Any] | None = None
-        if write_pdf:  # each figure drawn once: the PDF pages first, their figures reused as SVG by the HTML report
-            from fedrates.reports.pdf import render_pdf
+            shared: dict[str, Any] | None = None
+            if write_pdf:  # each figure drawn once: the PDF pages first, their figures reused as SVG by the HTML report
+                from fedrates.reports.pdf import render_pdf
 
-            shared = {}
-            render_pdf(all_records, all_verdicts, provenance, all_errata, out / "report.pdf", shared=shared)
-        render_html(all_records, all_verdicts, provenance, all_errata, out / "report.html", shared=shared)
-        rec.write_json_atomic({"digest": digest}, out / _REPORT_DIGEST)
+                shared = {}
+                render_pdf(all_records, all_verdicts, provenance, all_errata, out / "report.pdf", shared=shared)
+            render_html(all_records, all_verdicts, provenance, all_errata, out / "report.html", shared=shared)
+            rec.write_json_atomic({"digest": digest}, out / _REPORT_DIGEST)
+        outputs.write_manifest(out)
     return {"verdicts": verdicts, "records": records, "provenance": provenance, "errata": errata, "kept": kept,
             "all_verdicts": all_verdicts}
 
@@ -299,7 +307,7 @@ def _report_current(out: Path, digest: str, write_pdf: bool) -> bool:
         return False
     files = ["report.html"] + (["report.pdf"] if write_pdf else [])
     same = bool(digest) and isinstance(stored, dict) and stored.get("digest") == digest
-    return same and all((out / f).exists() for f in files)
+    return same and outputs.reports_intact(out, files)  # a damaged (e.g. truncated) report is drawn again
 
 
 class _Progress:

@@ -1,11 +1,12 @@
-"""--solve and --dominant over the whole catalogue: bounded in time and memory, and right.
+"""--solve and --dominant over the whole catalogue: bounded in memory, and right (their time is measured by
+``benchmarks/analysis_bounded.py``, not asserted here: wall time depends on the machine's load).
 
 For every catalogued theorem a random admissible point is drawn (seeded: symbols log-uniform around a table point,
 kept only when every condition of the theorem holds), and for every symbol x of the rhs:
 
-* ``solve_for(rhs = rhs(x0))`` must finish within 2 s and return x0 among its roots (the target is the rhs at a
+* ``solve_for(rhs = rhs(x0))`` must return x0 among its roots (the target is the rhs at a
   known x0, so the right answer is known without the code under test);
-* ``dominant_regimes`` must finish within 2 s and name, at the geometric middle of each regime, the term that is
+* ``dominant_regimes`` must name, at the geometric middle of each regime, the term that is
   largest in absolute value when the terms are evaluated independently with mpmath at 50 digits.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import math
 import resource
-import time
+import zlib
 
 import mpmath
 import numpy as np
@@ -33,7 +34,6 @@ TABLE = {
 #: extra points for theorems whose conditions the table misses (found by a seeded search, checked below)
 EXTRA = {"dinh": {"beta": 4.0, "tau": 6.0, "mu": 1.0, "lam": 0.1, "L": 0.01, "theta": 0.9, "sigma_bar_sq": 0.01,
                   "a": 400.0}}
-SECONDS = 2.0
 THEOREMS = all_theorems()
 
 
@@ -90,10 +90,7 @@ def test_solve_every_variable_bounded_and_finds_the_known_root(th):
     for var in th.rhs_symbols:
         others = {k: v for k, v in point.items() if k != var}
         x0 = point[var]
-        start = time.perf_counter()
         sol = analysis.solve_details(th, var, target, others)
-        elapsed = time.perf_counter() - start
-        assert elapsed <= SECONDS, f"{th.id} --solve {var}: {elapsed:.2f} s"
         if _well_conditioned(th, point, var):
             assert any(abs(r - x0) <= 1e-6 * x0 for r in sol.roots), (th.id, var, x0, sol)
         else:  # rhs barely moves with x near x0: some root or a flat interval (rhs = target there) is reported
@@ -138,14 +135,11 @@ def test_dominant_every_variable_bounded_and_right(th):
     point = POINTS[th.id]
     if point is None:
         pytest.skip(f"no admissible table point for {th.id}")
-    rng = np.random.default_rng(abs(hash(th.id)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(th.id.encode()))
     variables = list(th.rhs_symbols)
     for var in variables:
         others = {k: v for k, v in point.items() if k != var}
-        start = time.perf_counter()
         regimes = analysis.dominant_regimes(th, var, others, lo=1e-6, hi=1e15)
-        elapsed = time.perf_counter() - start
-        assert elapsed <= SECONDS, f"{th.id} --dominant {var}: {elapsed:.2f} s"
         assert regimes[0].lo == 1e-6 and regimes[-1].hi == 1e15
         assert all(a.hi == b.lo for a, b in zip(regimes, regimes[1:], strict=False))
     # correctness at the middle of each regime (one random variable per theorem keeps this fast)
@@ -204,12 +198,10 @@ def test_dominant_at_equal_lambdas_does_not_crash():
                                                    "sigma", "tau")} | {"delta": 0.5}, 3.0),
     ("buttaci.teps.fedprox", "eps", {"Delta": 1, "E": 2, "G": 1, "L": 1, "S": 0.5, "alpha": 1, "sigma": 1}, 0.01),
 ])
-def test_campaign_solves_are_fast(theorem, var, values, x0):
+def test_campaign_solves_find_the_known_root(theorem, var, values, x0):
     th = get(theorem)
     target = _exact_rhs(th, {**values, var: x0})
-    start = time.perf_counter()
     roots = analysis.solve_for(th, var, target, values)
-    assert time.perf_counter() - start <= SECONDS
     assert any(abs(r - x0) <= 1e-6 * x0 for r in roots)
 
 

@@ -26,6 +26,16 @@ QQ = ["run", "fedavg", "--problem", "quadratic", "--rounds", "3"]  # no --set: c
 T21 = ["mu=0.5", "L=1", "a=8", "K=4", "E=2", "Lam=1", "H=1", "rho=1", "sigma=1", "B=1"]
 EX = ["explore", "bao.thm2.1", "--set", *T21]
 
+FALSIFY_POINT = {"mu": 0.5, "spread": 1.0, "sigma": 1.0, "radius": 2.0, "lam": 0.01, "dim": 4, "clients": 4, "E": 2,
+                 "a_factor": 1.0, "t_factor": 2.0}  # inside the search box of bao.thm2.1.explicit's target
+
+
+def _point(**changes) -> str:
+    return json.dumps({**FALSIFY_POINT, **changes})
+
+
+FP = ["falsify", "bao.thm2.1.explicit", "--point"]
+
 #: (id, argv, words expected in the one-line message); "{tmp}" is the test's working directory
 CASES: list[tuple[str, list[str], str]] = [
     # ---- run: seeds
@@ -37,7 +47,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("run-seeds-text", [*Q, "--seeds", "1,a"], "is not an integer"),
     ("run-seeds-blank", [*Q, "--seeds", ","], "--seeds"),
     # ---- run: problem parameters
-    ("run-clients-inf", [*QQ, "--set", "clients=inf"], "clients=inf must be a finite integer"),
+    ("run-clients-inf", [*QQ, "--set", "clients=inf"], "--set clients 'inf' is not a finite number"),
     ("run-dim-1e308", [*QQ, "--set", "dim=1e308"], "dim=1e+308 is too large"),
     ("run-dim-memory", [*QQ, "--set", "dim=1000000000"], "of memory"),
     ("run-clients-memory", [*QQ, "--set", "clients=1000000000"], "of memory"),
@@ -74,7 +84,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("run-gradients-choice", [*Q, "--gradients", "fuzzy"], "invalid choice"),
     ("run-algorithm-ansi", ["run", "fedavg\x1b[31m", "--problem", "quadratic"], "unknown algorithm"),
     # ---- run: output destination, checked before simulating
-    ("run-out-missing-parent", [*Q, "--out", "{tmp}/missing/x.parquet"], "does not exist"),
+    ("run-out-parent-is-file", [*Q, "--out", "{tmp}/file/x.parquet"], "is not a directory"),
+    ("run-out-name-too-long", [*Q, "--out", "{tmp}/" + "a" * 300 + ".parquet"], "File name too long"),
     ("run-out-is-directory", [*Q, "--out", "{tmp}/d.parquet"], "is a directory"),
     ("run-out-unknown-suffix", [*Q, "--out", "{tmp}/x.txt"], ".parquet or .csv"),
     ("run-out-read-only-fs", [*Q, "--out", "/proc/x.parquet"], "not writable"),
@@ -100,8 +111,8 @@ CASES: list[tuple[str, list[str], str]] = [
     # ---- constants
     ("constants-dim-memory", ["constants", "quadratic", "--set", "dim=1000000000"], "of memory"),
     ("constants-set-repeated", ["constants", "quadratic", "--set", "dim=2", "dim=3"], "twice"),
-    ("constants-batch-zero", ["constants", "quadratic", "--batch", "0"], "batch=0 is not valid"),
-    ("constants-radius-nan", ["constants", "quadratic", "--radius", "nan"], "--radius nan is not valid"),
+    ("constants-batch-zero", ["constants", "quadratic", "--batch", "0"], "--batch 0 is out of range"),
+    ("constants-radius-nan", ["constants", "quadratic", "--radius", "nan"], "--radius 'nan' is not a number"),
     # ---- explore: ranges and targets
     ("explore-range-zero", [*EX, "--solve", "T", "--target", "1e-3", "--range", "0", "10"], "0 < LO < HI"),
     ("explore-range-reversed", [*EX, "--solve", "T", "--target", "1e-3", "--range", "10", "1"], "0 < LO < HI"),
@@ -138,29 +149,99 @@ CASES: list[tuple[str, list[str], str]] = [
      "needs values for"),
     ("explore-dominant-missing-values", ["explore", "bao.thm2.1", "--dominant", "T"], "needs values for"),
     ("explore-theorem-control-chars", ["explore", "bao.thm2.1\n\x1b[31mred"], "unknown theorem"),
+    # ---- one number parser for every command: ASCII digits only, finite, normal doubles, ranges
+    ("run-set-devanagari", [*QQ, "--set", "dim=\u0967\u0966"], "is not written with ASCII digits"),
+    ("run-set-fullwidth", [*QQ, "--set", "dim=\uff11\uff10"], "is not written with ASCII digits"),
+    ("run-set-underscore", [*QQ, "--set", "dim=1_000"], "has '_' in it"),
+    ("run-set-1e400", [*QQ, "--set", "sigma=1e400"], "--set sigma '1e400' is too large"),
+    ("run-hyper-subnormal", ["run", "fast_fedda", "--problem", "quadratic", "--hyper", "a=1e-320"],
+     "--hyper a '1e-320' is too small"),
+    ("run-hyper-tiny", ["run", "fast_fedda", "--problem", "quadratic", "--hyper", "a=1e-300"],
+     "--hyper a=1e-300 is out of range"),
+    ("run-hyper-huge", [*Q, "--hyper", "step=1e200"], "--hyper step=1e+200 is out of range"),
+    ("run-rounds-underscore", [*Q, "--rounds", "1_000"], "invalid int value: '1_000'"),
+    ("run-seed-devanagari", [*Q, "--seed", "\u0967"], "invalid int value"),
+    ("verify-jobs-fullwidth", ["verify", "--jobs", "\uff12", "--out", "{tmp}/v"], "is not written with ASCII"),
+    ("falsify-seed-negative", ["falsify", "bao.thm2.1.explicit", "--seed", "-1", "--out", "{tmp}/f"],
+     "--seed -1 is out of range"),
+    ("falsify-seed-huge", ["falsify", "bao.thm2.1.explicit", "--seed", "100000000000000000000", "--out", "{tmp}/f"],
+     "--seed 100000000000000000000 is out of range"),
+    ("falsify-budget-huge", ["falsify", "bao.thm2.1.explicit", "--budget", "99999999999999999999", "--out",
+                             "{tmp}/f"], "--budget 99999999999999999999 is out of range"),
+    ("falsify-budget-zero", ["falsify", "bao.thm2.1.explicit", "--budget", "0"], "--budget 0 is out of range"),
+    ("falsify-budget-underscore", ["falsify", "bao.thm2.1.explicit", "--budget", "1_000"], "has '_' in it"),
+    ("falsify-point-nan", [*FP, _point(mu=math.nan)], "--point mu 'nan' is not a number"),
+    ("falsify-point-infinity", [*FP, _point(sigma=math.inf)], "--point sigma 'inf' is not a finite number"),
+    ("falsify-point-1e400", [*FP, _point().replace('"sigma": 1.0', '"sigma": 1e400')], "--point sigma 'inf'"),
+    ("falsify-point-negative", [*FP, _point(mu=-0.5)], "--point mu=-0.5 is outside the search box"),
+    ("falsify-point-bool", [*FP, _point(dim=True)], "--point dim is true; expected a number"),
+    ("falsify-point-string", [*FP, _point(dim="4")], "--point dim is \"4\"; expected a number"),
+    ("falsify-point-clients-1e30", [*FP, _point(clients=1e30)], "--point clients=1e+30 is outside the search box"),
+    ("falsify-point-E-fraction", [*FP, _point(E=0.3)], "--point E=0.3 is outside the search box"),
+    ("falsify-point-E-not-integer", [*FP, _point(E=2.5)], "--point E=2.5 is not an integer"),
+    ("falsify-point-dim-1e9", [*FP, _point(dim=1e9)], "--point dim=1e+09 is outside the search box"),
+    ("falsify-point-t-factor-1e9", [*FP, _point(t_factor=1e9)], "--point t_factor=1e+09 is outside the search box"),
+    ("falsify-point-nested", [*FP, "[" * 100_000], "--point is too long"),
+    ("falsify-point-nested-short", [*FP, "[" * 3_000 + "]" * 3_000], "--point is nested too deeply"),
+    ("falsify-point-missing", [*FP, '{"mu": 0.5}'], "--point must give exactly the parameters"),
+    ("falsify-point-seeds-negative", [*FP, _point(), "--seeds", "-1"], "--seeds item -1 is out of range"),
+    ("selfcheck-seed-huge", ["selfcheck", "--seed", "100000000000000000000"],
+     "--seed 100000000000000000000 is out of range"),
+    ("selfcheck-seed-negative", ["selfcheck", "--seed", "-1"], "--seed -1 is out of range"),
+    ("selfcheck-profile-full", ["selfcheck", "--profile", "full"], "unknown profile 'full'; expected one of: quick, "
+                                                                      "standard"),
+    ("selfcheck-only-empty", ["selfcheck", "--only", ""], "--only '' is not a variant pattern"),
+    ("selfcheck-jobs-text-names-jobs-only", ["selfcheck", "--jobs", "x"], "error: --jobs 'x' is not an integer"),
+    ("selfcheck-seed-text-names-seed-only", ["selfcheck", "--seed", "x"], "error: --seed 'x' is not an integer"),
+    ("constants-radius-1e308", ["constants", "quadratic", "--radius", "1e308"], "--radius '1e308' is out of range"),
+    ("constants-radius-subnormal", ["constants", "quadratic", "--radius", "1e-320"], "--radius '1e-320' is too small"),
+    ("constants-set-radius-1e308", ["constants", "quadratic", "--set", "radius=1e308"], "the computation failed"),
+    ("constants-batch-fullwidth", ["constants", "quadratic", "--batch", "\uff12"], "is not written with ASCII"),
     # ---- report
     ("report-seeds-not-list", ["report", "{tmp}/run-seeds"], "field 'seeds' is 5; expected a list"),
     ("report-verdict-unknown", ["report", "{tmp}/run-verdict"], "verdict 'maybe' is not one of"),
     ("report-verdict-missing", ["report", "{tmp}/run-noverdict"], "has no 'verdict' field"),
     ("report-verdicts-not-json", ["report", "{tmp}/run-json"], "cannot read verdicts"),
     ("report-dir-missing", ["report", "{tmp}/nowhere"], "does not exist"),
+    ("report-verdicts-nested", ["report", "{tmp}/run-nested"], "nested too deeply"),
+    ("report-verdicts-not-utf8", ["report", "{tmp}/run-latin1"], "cannot read verdicts"),
+    ("report-name-too-long", ["report", "{tmp}/" + "a" * 300], "File name too long"),
+    ("report-out-name-too-long", ["report", "{tmp}/run-json", "--out", "{tmp}/" + "a" * 300 + ".html"],
+     "File name too long"),
+    ("plot-verdicts-nested", ["plot", "{tmp}/run-nested", "--claim", "c/1", "--out", "{tmp}/c.svg"],
+     "nested too deeply"),
+    ("plot-verdicts-not-utf8", ["plot", "{tmp}/run-latin1", "--claim", "c/1", "--out", "{tmp}/c.svg"],
+     "cannot read"),
+    ("plot-name-too-long", ["plot", "{tmp}/" + "a" * 300, "--claim", "c/1"], "File name too long"),
+    ("verify-out-name-too-long", ["verify", "--only", "bao.thm2.1/rate-T", "--out", "{tmp}/" + "a" * 300],
+     "File name too long"),
+    # ---- Dask: refused before anything is written (no output directory)
+    ("verify-scheduler-empty", ["verify", "--executor", "dask", "--scheduler", "", "--out", "{tmp}/v"], "is empty"),
+    ("verify-scheduler-text", ["verify", "--executor", "dask", "--scheduler", "not an address", "--out", "{tmp}/v"],
+     "is not a Dask address"),
+    ("verify-scheduler-http", ["verify", "--executor", "dask", "--scheduler", "http://127.0.0.1:8786", "--out",
+                               "{tmp}/v"], "is not a Dask address (scheme 'http')"),
 ]
 
 
 def _report_dirs(root: Path) -> None:
-    """Run directories with valid records and a broken verdicts.json each."""
+    """Run directories with valid records and a broken verdicts.json each (and a file where a directory is
+    expected)."""
+    (root / "file").write_text("a file where a directory is expected")
     bad = {
         "run-seeds": [{"claim": "c/1", "verdict": "pass", "seeds": 5}],
         "run-verdict": [{"claim": "c/1", "verdict": "maybe"}],
         "run-noverdict": [{"claim": "c/1"}],
     }
-    for name in (*bad, "run-json"):
+    raw = {"run-json": b"{not json", "run-nested": b"[" * 100_000, "run-latin1": '[{"claim": "c/1", "verdict": '
+           '"pass", "title": "caf\u00e9"}]'.encode("latin-1")}
+    for name in (*bad, *raw):
         directory = root / name
         write_records(empty_records(), directory / "records.parquet", provenance(seeds=[0]))
         if name in bad:
             write_json_atomic(bad[name], directory / "verdicts.json")
         else:
-            (directory / "verdicts.json").write_text("{not json")
+            (directory / "verdicts.json").write_bytes(raw[name])
 
 
 def _tree(root: Path) -> dict[str, int]:
@@ -304,3 +385,18 @@ def test_explore_dominant_text_names_failing_conditions(capsys):
            "      condition E <= T FAILS on [1e-300, 2]\n" in out
     assert "[4, 128]  E**2*L*(H + Lam*rho)**2/(T**2*mu**2)\n      condition T >= a FAILS on [4, 8]\n" \
            "    [128, 1e+300]  sigma**2/(K*T*mu)\n" in out
+
+
+def test_a_long_run_is_announced_before_it_starts(capsys):
+    from fedrates.verify.cli import build_parser
+    from fedrates.verify.commands._common import validate_run
+
+    args = build_parser().parse_args(["run", "fedavg", "--problem", "quadratic", "--set", "dim=2", "clients=1e6",
+                                      "--rounds", "100"])
+    assert validate_run(args) == [0]
+    err = capsys.readouterr().err
+    assert err.startswith("fedrates: note: this run simulates 1e+08 client steps") and err.count("\n") == 1
+    args = build_parser().parse_args(["run", "fedavg", "--problem", "quadratic", "--set", "dim=2", "clients=4",
+                                      "--rounds", "100"])
+    validate_run(args)
+    assert capsys.readouterr().err == ""  # a short run says nothing

@@ -291,7 +291,7 @@ import sys, threading
 from fedrates.verify.cli import main
 sys.stdout.write("written before the refusal")  # buffered (stdout is a pipe): must still arrive
 if sys.argv[1] == "thread":
-    threading.Thread(target=threading.Event().wait, args=(1.0,), daemon=True).start()
+    threading.Thread(target=threading.Event().wait, daemon=True).start()  # alive until the process ends
 sys.argv = ["fedrates", "explore", "bao.thm2.1", "--set", "mu=1/0"]
 code = main()
 sys.stdout.write(" | returned")

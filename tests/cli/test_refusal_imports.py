@@ -25,7 +25,7 @@ LIGHT = [
     'run-set-no-equals', 'run-set-bad-key', 'run-set-newline-key', 'run-set-too-long', 'run-hyper-repeated',
     'run-hyper-batch-1e30', 'run-rounds-zero', 'run-rounds-1e14', 'run-rounds-text', 'run-local-steps-1e14',
     'run-local-steps-zero', 'run-batch-negative', 'run-record-every-zero', 'run-participating-zero',
-    'run-gradients-choice', 'run-out-missing-parent', 'run-out-is-directory', 'run-out-unknown-suffix',
+    'run-gradients-choice', 'run-out-parent-is-file', 'run-out-is-directory', 'run-out-unknown-suffix',
     'run-out-read-only-fs', 'run-out-newline', 'verify-jobs-huge', 'verify-jobs-zero', 'verify-jobs-text',
     'verify-seed-huge', 'verify-seed-negative', 'verify-profile-unknown', 'verify-only-empty', 'reference-tol-nan',
     'reference-tol-zero', 'reference-set-repeated', 'reference-method-choice', 'constants-set-repeated',

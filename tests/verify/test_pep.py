@@ -27,7 +27,6 @@ def test_textbook_gradient_descent_matches_drori_teboulle(L: float, gamma_L: flo
     case = pep.get("textbook/gd-smooth-convex")
     result = pep.solve(case.build({"L": L, "gamma": gamma_L / L, "N": N}))
     _certified_close(result, L / (4 * N * L * (gamma_L / L) + 2))
-    assert result.seconds < 10.0
 
 
 def test_textbook_case_is_not_matched_by_a_wrong_formula() -> None:
@@ -56,7 +55,6 @@ def test_catalogued_contraction_factors_hold_with_their_looseness() -> None:
         assert comp.verdict == "holds", comp.as_dict()
         assert all(c["holds"] for c in comp.conditions), comp.conditions
         assert comp.ratio is not None and comp.ratio > 1.0
-        assert comp.result.seconds < 10.0
     # FedAvg, K = 1: kappa = (1 - gamma mu)^E against the tight (1 - gamma mu)^(2E): looseness exactly 1/kappa
     comp = pep.run_case("buttaci.lemA3.kappa/fedavg-K1")
     kappa = (1 - 0.5 * 0.1) ** 3
@@ -189,7 +187,6 @@ def test_bylinkin_printed_recursion_is_false_on_a_subclass_of_the_papers_assumpt
     assert comp.verdict == "false-on-class", comp.as_dict()
     # the certified primal instance exceeds the factor by far more than the accuracy (here Phi even increases)
     assert comp.result.primal - comp.result.accuracy > 1.0 > kappa
-    assert comp.result.seconds < 10.0
 
 
 def test_bylinkin_corrected_recursion_holds_on_the_proofs_class_with_its_looseness() -> None:
@@ -198,7 +195,6 @@ def test_bylinkin_corrected_recursion_holds_on_the_proofs_class_with_its_loosene
     comp = pep.run_case("bylinkin.thm5.corrected/aeg-exact")
     assert comp.result.certified and comp.verdict == "holds", comp.as_dict()
     assert comp.ratio is not None and 1.0 < comp.ratio < 1.05
-    assert comp.result.seconds < 10.0
     # soundness: the same comparison with the factor made 3% smaller than the certified worst case is refuted
     scale = 0.97 * comp.result.primal / comp.bound
     assert pep.run_case("bylinkin.thm5.corrected/aeg-exact", bound_scale=scale).verdict == "false-on-class"
@@ -231,7 +227,6 @@ def test_bylinkin_inner_accextragradient_factor_holds_with_its_looseness(delta_f
     theta, theta_g = 1 / (2 * delta_f), theta_g_scale / 2
     assert comp.bound == pytest.approx(1 - math.sqrt(theta_g / theta) / 2, rel=1e-12)
     assert comp.ratio is not None and 1.0 < comp.ratio < 1.1
-    assert comp.result.seconds < 10.0
     scale = 0.97 * comp.result.primal / comp.bound
     wrong = pep.run_case("bylinkin.thm8.rate/inner-aeg-exact", bound_scale=scale, **params)
     assert wrong.verdict == "false-on-class", wrong.as_dict()

@@ -44,29 +44,16 @@ def parse_assignments(items: Sequence[str] | None, option: str = "--set") -> dic
             raise InputError(f"{option} key '{shown(key)}' is not a valid parameter name")
         if key in out:
             raise InputError(f"{option} gives '{key}' twice; give each key once")
-        out[key] = parse_scalar(text)
+        out[key] = parse_scalar(text, f"{option} {key}")
     return out
 
 
-def parse_scalar(text: str) -> Any:
-    low = text.lower()
-    if low in {"true", "yes"}:
-        return True
-    if low in {"false", "no"}:
-        return False
-    if low in {"none", "null"}:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    if math.isnan(value):
-        raise InputError(f"value '{shown(text)}' is not a number")
-    return value
+def parse_scalar(text: str, option: str = "value") -> Any:
+    """A ``key=value`` value by the rules of :mod:`fedrates.verify.numbers` (ASCII digits, finite, normal): a
+    boolean, None, an int, a float, or the text itself when it is a word."""
+    from fedrates.verify.numbers import parse_value
+
+    return parse_value(option, text)
 
 
 def print_json(obj: Any) -> None:
@@ -88,19 +75,11 @@ MEMORY_SHARE = 0.5
 
 
 def check_int(name: str, value: Any, low: int, high: int) -> int:
-    """``value`` as an int in [low, high]; one-line InputError otherwise."""
-    if isinstance(value, bool):
-        raise InputError(f"{name} {value!r} is not an integer")
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise InputError(f"{name} '{shown(value)}' is not an integer") from None
-    if not isinstance(value, int):
-        raise InputError(f"{name} {shown(value)} is not an integer")
-    if not low <= value <= high:
-        raise InputError(f"{name} {shown(value)} is out of range; expected an integer in {low}..{high}")
-    return value
+    """``value`` as an int in [low, high]; one-line InputError otherwise (:func:`fedrates.verify.numbers.parse_int`:
+    ASCII digits only, booleans refused)."""
+    from fedrates.verify.numbers import parse_int
+
+    return parse_int(name, value, low, high)
 
 
 def available_memory() -> int:
@@ -126,27 +105,35 @@ def _bytes(n: float) -> str:
 
 
 def check_output_file(option: str, out: str, suffixes: Sequence[str]) -> Path:
-    """A writable file destination: known suffix, not a directory, an existing writable parent directory."""
+    """A writable file destination: known suffix, not a directory, and a writable directory to put it in.  Missing
+    parent directories are created when the file is written (as ``report --out`` and ``plot --out`` do); here the
+    nearest existing ancestor must be a writable directory.  Nothing is created by the check."""
     if not out or "\0" in out:
         raise InputError(f"{option} '{shown(out)}' is not a file name")
     path = Path(out)
     if path.suffix.lower() not in suffixes:
         raise InputError(f"{option} '{shown(out)}' has an unknown format; expected a "
                          f"{' or '.join(suffixes)} file name")
-    if path.is_dir():
-        raise InputError(f"{option} '{shown(out)}' is a directory; expected a file name")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise InputError(f"{option} '{shown(out)}': directory '{shown(parent)}' does not exist")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise InputError(f"{option} '{shown(out)}' is not writable")
-    probe = parent / f".fedrates-write-test-{os.getpid()}"
     try:
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise InputError(f"{option} '{shown(out)}': directory '{shown(parent)}' is not writable "
-                         f"({exc.strerror or exc})") from None
+        if path.is_dir():
+            raise InputError(f"{option} '{shown(out)}' is a directory; expected a file name")
+        parent = path.parent if str(path.parent) else Path(".")
+        existing = parent
+        while not existing.exists():
+            existing = existing.parent
+        if not existing.is_dir():
+            raise InputError(f"{option} '{shown(out)}': '{shown(existing)}' is not a directory")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise InputError(f"{option} '{shown(out)}' is not writable")
+        probe = existing / f".fedrates-write-test-{os.getpid()}"
+        try:
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise InputError(f"{option} '{shown(out)}': directory '{shown(existing)}' is not writable "
+                             f"({exc.strerror or exc})") from None
+    except OSError as exc:  # a name too long, a component that is a file, ...
+        raise InputError(f"{option} '{shown(out)}' cannot be written ({exc.strerror or exc})") from None
     return path
 
 
@@ -190,6 +177,11 @@ def validate_run(args: Any) -> list[int]:
     seeds = seeds_of(args.seed, args.seeds)
     overrides = parse_assignments(args.assignments, "--set")
     hyper = parse_assignments(args.hyper, "--hyper")
+    from fedrates.verify.numbers import check_magnitude
+
+    for key, value in hyper.items():
+        if key not in ("local_steps", "batch"):
+            check_magnitude(f"--hyper {key}", value)
     for key in ("local_steps", "batch"):
         value = hyper.get(key)
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
@@ -214,10 +206,29 @@ def validate_run(args: Any) -> list[int]:
         dim = params.get("dim") or params.get("rows", 1) * params.get("cols", 1)
         check_memory(8.0 * len(seeds) * (clients or 1) * dim * max(1, int(local)) * 2,
                      f"a round of {int(local)} local steps on {len(seeds)} seed(s)", "use fewer local steps or seeds")
+        announce_work(rounds * (clients or 1) * max(1, int(local)) * len(seeds), dim)
     rows = (rounds // record_every + 2) * len(seeds)
     check_memory(rows * 400.0, f"{rows} records ({rounds} rounds, every {record_every}, {len(seeds)} seed(s))",
                  "record less often (--record-every) or run fewer rounds")
     return seeds
+
+
+#: client steps per second assumed by the estimate of :func:`announce_work` (the engine does 3-4 million at dimension
+#: 64 on one core; README "Speed and scale"), and the work above which the estimate is printed
+STEPS_PER_SECOND = 3e6
+ANNOUNCE_SECONDS = 30.0
+
+
+def announce_work(client_steps: float, dim: int) -> None:
+    """A one-line note on stderr when a run will take long: its client steps (rounds × clients × local steps ×
+    seeds) and a rough time at :data:`STEPS_PER_SECOND` scaled by dimension / 64 (an order of magnitude, not a
+    promise)."""
+    seconds = client_steps / STEPS_PER_SECOND * max(1.0, dim / 64)
+    if seconds < ANNOUNCE_SECONDS:
+        return
+    took = f"{seconds / 3600:.2g} h" if seconds >= 3600 else f"{seconds / 60:.2g} min"
+    sys.stderr.write(f"fedrates: note: this run simulates {client_steps:.3g} client steps of dimension {dim} "
+                     f"(rounds x clients x local steps x seeds): roughly {took}; Ctrl-C stops it\n")
 
 
 def validate_reference(args: Any) -> dict[str, Any]:
@@ -240,6 +251,22 @@ def validate_verify(args: Any) -> tuple[int | None, int]:
     base_seed = check_int("--seed", args.seed, 0, MAX_BASE_SEED)
     if args.only is not None and (not args.only.strip() or len(args.only) > MAX_ITEM):
         raise InputError(f"--only '{shown(args.only)}' is not a claim pattern")
+    return jobs, base_seed
+
+
+#: profiles of ``selfcheck`` (its help names these two)
+SELFCHECK_PROFILES = ("quick", "standard")
+
+
+def validate_selfcheck(args: Any) -> tuple[int, int]:
+    """(jobs, base seed) of ``fedrates selfcheck``, checked like ``verify``'s: each message names only the wrong
+    option."""
+    if args.profile not in SELFCHECK_PROFILES:
+        raise InputError(f"unknown profile '{shown(args.profile)}'; expected one of: {', '.join(SELFCHECK_PROFILES)}")
+    jobs = check_int("--jobs", args.jobs, 1, MAX_JOBS) if args.jobs is not None else max(1, os.cpu_count() or 1)
+    base_seed = check_int("--seed", args.seed, 0, MAX_BASE_SEED)
+    if args.only is not None and (not args.only.strip() or len(args.only) > MAX_ITEM):
+        raise InputError(f"--only '{shown(args.only)}' is not a variant pattern")
     return jobs, base_seed
 
 

@@ -28,8 +28,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--preset", help="preset of the family (e.g. bao-lasso)")
     p.add_argument("--set", dest="assignments", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
                    help="problem parameter override (repeatable)")
-    p.add_argument("--batch", type=int, default=1, help="minibatch size B of the stochastic oracle (default 1)")
-    p.add_argument("--radius", type=float, help="domain radius for H and sigma^2 (default: the problem's)")
+    p.add_argument("--batch", default="1", help="minibatch size B of the stochastic oracle (default 1)")
+    p.add_argument("--radius", help="domain radius for H and sigma^2 (default: the problem's)")
     p.add_argument("--replace", action="store_true", help="empirical minibatches drawn with replacement")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the constants cache")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -126,15 +126,15 @@ def _document(problem: Any, args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from fedrates.solvers.errors import InputError
     from fedrates.verify.commands._common import parse_assignments, print_json
 
     started = time.perf_counter()
     # the arguments first, before numpy/scipy are imported or the problem is built: refusals stay instant
-    if args.radius is not None and not (math.isfinite(args.radius) and args.radius > 0):
-        raise InputError(f"--radius {args.radius} is not valid; expected a finite number > 0")
-    if args.batch < 1:
-        raise InputError(f"batch={args.batch!r} is not valid; expected an integer >= 1")
+    from fedrates.verify.numbers import MAX_MAGNITUDE, parse_int, parse_number
+
+    if args.radius is not None:  # squared by the constants: at most 1e100 keeps every square finite
+        args.radius = parse_number("--radius", args.radius, high=MAX_MAGNITUDE, positive=True)
+    args.batch = parse_int("--batch", args.batch, 1, 10**9)
     parse_assignments(args.assignments)
     from threadpoolctl import threadpool_limits
 

@@ -25,6 +25,11 @@ from typing import Any
 from fedrates.solvers.errors import InputError
 from fedrates.verify.commands._common import print_json
 
+#: largest --budget (evaluated instances)
+MAX_BUDGET = 100_000
+#: longest --point text
+MAX_POINT = 10_000
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -33,9 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "theorem with the tight worst case (PEPit) of its deterministic one-client reduction.")
     parser.add_argument("theorem", metavar="THEOREM", help="theorem id (see: fedrates list theorems)")
     parser.add_argument("--algorithm", help="algorithm of the search target (default: the theorem's registered one)")
-    parser.add_argument("--budget", type=int, default=None,
+    parser.add_argument("--budget", default=None,
                         help="number of evaluated instances (default: 200)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the search and of the run seeds (default: 0)")
+    parser.add_argument("--seed", default="0", help="seed of the search and of the run seeds (default: 0)")
     parser.add_argument("--out", metavar="DIR", help="output directory (default: fedrates-falsify/THEOREM)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--point", metavar="JSON",
@@ -46,13 +51,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fedrates.verify.commands._common import MAX_BASE_SEED, check_int
+
+    # the numbers first, by the shared rules (ASCII digits, ranges), before anything is imported or built
+    budget = None if args.budget is None else check_int("--budget", args.budget, 1, MAX_BUDGET)
+    args.seed = check_int("--seed", args.seed, 0, MAX_BASE_SEED)
+    point_text = args.point
+    if point_text is not None and len(point_text) > MAX_POINT:
+        raise InputError(f"--point is too long ({len(point_text)} characters; at most {MAX_POINT})")
     from fedrates.bounds import catalog
     from fedrates.verify import falsify, pep
 
     thm = catalog.get(args.theorem)  # unknown ids: InputError with a suggestion
-    budget = falsify.DEFAULT_BUDGET if args.budget is None else args.budget
-    if budget <= 0:
-        raise InputError(f"--budget {budget} must be a positive number of evaluated instances")
+    budget = falsify.DEFAULT_BUDGET if budget is None else budget
     if thm.kind == "order":
         hint = f"; try {thm.id}.explicit" if f"{thm.id}.explicit" in catalog.ids() else ""
         raise InputError(f"theorem {thm.id} is of kind 'order' (hidden constant): nothing explicit to break{hint}")
@@ -149,25 +160,11 @@ def _rerun(args: argparse.Namespace, thm: Any, target: Any) -> int:
         raise InputError("--seeds needs --point (the instance to rerun)")
     if target is None:
         raise InputError(f"--point needs a search target; theorem {thm.id} has none")
-    try:
-        raw = json.loads(args.point)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"--point '{args.point}' is not JSON ({exc.msg}); expected an object of parameters") from None
-    names = [d.name for d in target.space]
-    if not isinstance(raw, dict) or sorted(raw) != sorted(names):
-        raise InputError(f"--point must give exactly the parameters {', '.join(names)} of the {target.algorithm} "
-                         f"target")
-    try:
-        x = {k: float(raw[k]) for k in names}
-    except (TypeError, ValueError):
-        raise InputError(f"--point '{args.point}': every parameter must be a number") from None
+    x = parse_point(args.point, target)
     if args.seeds is not None:
-        try:
-            seeds = [int(v) for v in args.seeds.split(",") if v.strip()]
-        except ValueError:
-            raise InputError(f"--seeds '{args.seeds}' must be comma-separated integers") from None
-        if not seeds:
-            raise InputError("--seeds is empty; expected comma-separated integers")
+        from fedrates.verify.commands._common import seeds_of
+
+        seeds = seeds_of(None, args.seeds)
     else:
         n = target.seeds or falsify.SEARCH_SEEDS
         seeds = [int(args.seed) * 1000 + i for i in range(n)]
@@ -181,3 +178,45 @@ def _rerun(args: argparse.Namespace, thm: Any, target: Any) -> int:
         lines += [f"  {k}: {_g(row[k])}" for k in keys if k in row and row[k] != ""]
         sys.stdout.write("\n".join(lines) + "\n")
     return 1 if row.get("conditions_ok") and row.get("ratio_lo", 0.0) > 1.0 else 0
+
+
+def parse_point(text: str, target: Any) -> dict[str, float]:
+    """``--point JSON``: an object giving exactly the target's parameters, each a number (JSON ``true`` is not 1)
+    by the shared rules of :mod:`fedrates.verify.numbers`, inside the search box of its dimension (integral for an
+    integer dimension); one-line InputError naming the parameter otherwise."""
+    from fedrates.verify.numbers import parse_number
+
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"--point is not JSON ({exc.msg}); expected an object of parameters") from None
+    except RecursionError:
+        raise InputError("--point is nested too deeply; expected an object of parameters") from None
+    names = [d.name for d in target.space]
+    if not isinstance(raw, dict) or sorted(raw) != sorted(names):
+        raise InputError(f"--point must give exactly the parameters {', '.join(names)} of the {target.algorithm} "
+                         f"target")
+    x: dict[str, float] = {}
+    for dim in target.space:
+        value = raw[dim.name]
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise InputError(f"--point {dim.name} is {_shown_json(value)}; expected a number")
+        v = parse_number(f"--point {dim.name}", value)
+        slack = 1e-9 * max(abs(dim.low), abs(dim.high))  # the printed rerun line rounds the box edges
+        if not dim.low - slack <= v <= dim.high + slack:
+            raise InputError(f"--point {dim.name}={v:g} is outside the search box; expected a number in "
+                             f"[{dim.low:g}, {dim.high:g}]")
+        if dim.integer and not float(v).is_integer():
+            raise InputError(f"--point {dim.name}={v:g} is not an integer; expected an integer in "
+                             f"[{dim.low:g}, {dim.high:g}]")
+        x[dim.name] = float(min(max(v, dim.low), dim.high))
+    return x
+
+
+def _shown_json(value: Any) -> str:
+    from fedrates.verify.commands._common import shown
+
+    try:
+        return shown(json.dumps(value))
+    except (TypeError, ValueError, RecursionError):
+        return "not a number"

@@ -49,13 +49,26 @@ def run(args: argparse.Namespace) -> int:
     if out.suffix.lower() not in FORMATS:
         raise InputError(f"--out '{out}' has an unknown format; expected a .svg, .png or .pdf file name")
     directory, records_path = _paths(Path(args.records))
-    verdicts_path = directory / "verdicts.json"
-    try:
-        verdicts = json.loads(verdicts_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"no verdicts.json beside '{records_path}'") from None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(f"cannot read '{verdicts_path}': {exc}") from None
+    from fedrates.verify import outputs
+
+    with outputs.output_lock(directory, shared=True):  # never while verify writes the directory
+        outputs.check_intact(directory, [records_path.name, "verdicts.json"],
+                             f"rerun fedrates verify --out {directory} to write it again")
+        verdicts_path = directory / "verdicts.json"
+        try:
+            verdicts = json.loads(verdicts_path.read_bytes().decode("utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"no verdicts.json beside '{records_path}'") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"cannot read '{verdicts_path}': {str(exc).splitlines()[0]}") from None
+        except RecursionError:
+            raise InputError(f"cannot read '{verdicts_path}': nested too deeply") from None
+        from fedrates.verify.records import read_records
+
+        try:
+            records, _ = read_records(records_path)
+        except (OSError, ValueError) as exc:
+            raise InputError(str(exc).splitlines()[0]) from None
     if isinstance(verdicts, dict):
         verdicts = verdicts.get("verdicts", [])
     by_id = {str(v.get("claim")): v for v in verdicts if isinstance(v, dict)}
@@ -65,12 +78,7 @@ def run(args: argparse.Namespace) -> int:
         raise unknown_name("claim", args.claim, sorted(by_id))
     verdict = by_id[args.claim]
     from fedrates.verify.plotdata import plot_spec
-    from fedrates.verify.records import read_records
 
-    try:
-        records, _ = read_records(records_path)
-    except (OSError, ValueError) as exc:
-        raise InputError(str(exc).splitlines()[0]) from None
     rows = records[records["claim"] == args.claim]
     if rows.empty:
         raise InputError(f"'{records_path}' holds no records of claim {args.claim}")

@@ -43,6 +43,8 @@ def _load_json(path: Path, what: str) -> Any:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"cannot read {what} file '{path}': {reason}") from exc
+    except RecursionError:
+        raise InputError(f"cannot read {what} file '{path}': nested too deeply") from None
 
 
 def _list_of_dicts(obj: Any, key: str, path: Path) -> list[dict[str, Any]]:
@@ -62,6 +64,11 @@ def load_run(directory: Path) -> tuple[Any, list[dict[str, Any]], dict[str, Any]
     records_path = next((p for p in candidates if p.is_file()), None)
     if records_path is None:
         raise InputError(f"no records.parquet or records.csv in '{directory}'")
+    from fedrates.verify import outputs
+
+    # the files read, against the digests verify wrote for them (a directory written before manifests: unchecked)
+    outputs.check_intact(directory, [records_path.name, "verdicts.json", "provenance.json", "errata.json"],
+                         f"rerun fedrates verify --out {directory} to write it again")
     # the small JSON files first: a broken run directory is refused before the records (and pandas) are loaded
     verdicts = _list_of_dicts(
         _load_json(directory / "verdicts.json", "verdicts"), "verdicts", directory / "verdicts.json"
@@ -94,16 +101,21 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else directory / f"report.{args.format}"
     if out.is_dir():
         raise InputError(f"--out '{out}' is a directory; expected a file path")
-    records, verdicts, provenance, errata = load_run(directory)
-    if args.format == "pdf":
-        from fedrates.reports.pdf import render_pdf as render
-    else:
-        from fedrates.reports.html import render_html as render
+    from fedrates.verify import outputs
 
-    try:
-        path = render(records, verdicts, provenance, errata, out, title=args.title)
-    except OSError as exc:
-        raise InputError(f"cannot write report '{out}': {exc.strerror or exc}") from exc
+    with outputs.output_lock(directory, shared=True):  # never while verify writes the directory
+        records, verdicts, provenance, errata = load_run(directory)
+        if args.format == "pdf":
+            from fedrates.reports.pdf import render_pdf as render
+        else:
+            from fedrates.reports.html import render_html as render
+
+        try:
+            path = render(records, verdicts, provenance, errata, out, title=args.title)
+            if out.name in outputs.REBUILDABLE and out.resolve().parent == directory.resolve():
+                outputs.update_manifest(directory, [out.name])
+        except OSError as exc:
+            raise InputError(f"cannot write report '{out}': {exc.strerror or exc}") from exc
     counts: dict[str, int] = {}
     for v in verdicts:
         key = str(v.get("verdict", "unknown"))

@@ -18,6 +18,7 @@ from typing import Any
 
 from fedrates.solvers.errors import InputError
 from fedrates.verify.commands._common import parse_assignments, print_json, save_fallback, to_jsonable, validate_run
+from fedrates.verify.numbers import ascii_int
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,15 +32,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="override a problem parameter (repeatable)")
     parser.add_argument("--hyper", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
                         help="algorithm hyperparameter, e.g. step=0.01 (repeatable)")
-    parser.add_argument("--rounds", type=int, default=100, help="communication rounds (default: 100)")
-    parser.add_argument("--local-steps", type=int, help="local steps per round E (default: the algorithm's)")
-    parser.add_argument("--batch", type=int, help="minibatch size B (default: the algorithm's)")
-    parser.add_argument("--participating", type=int, help="clients sampled per round (default: all)")
+    parser.add_argument("--rounds", type=ascii_int, default=100, help="communication rounds (default: 100)")
+    parser.add_argument("--local-steps", type=ascii_int, help="local steps per round E (default: the algorithm's)")
+    parser.add_argument("--batch", type=ascii_int, help="minibatch size B (default: the algorithm's)")
+    parser.add_argument("--participating", type=ascii_int, help="clients sampled per round (default: all)")
     parser.add_argument("--gradients", choices=("stochastic", "exact"), default="stochastic",
                         help="minibatch or exact gradients (default: stochastic)")
-    parser.add_argument("--seed", type=int, default=0, help="run seed (default: 0)")
+    parser.add_argument("--seed", type=ascii_int, default=0, help="run seed (default: 0)")
     parser.add_argument("--seeds", help="comma-separated seeds simulated together (overrides --seed)")
-    parser.add_argument("--record-every", type=int, default=1, help="record metrics every N rounds (default: 1)")
+    parser.add_argument("--record-every", type=ascii_int, default=1, help="record metrics every N rounds (default: 1)")
     parser.add_argument("--out", help="write the per-round records to FILE.parquet or FILE.csv")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(handler=run)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fnmatch
-import os
 import sys
 import time
 from typing import Any
@@ -121,17 +120,10 @@ def _map(fn: Any, tasks: list, jobs: int) -> list:
 
 
 def main(args: argparse.Namespace) -> int:
+    from fedrates.verify.commands._common import validate_selfcheck
     from fedrates.verify.variants import all_variants
 
-    if args.profile not in PROFILES:
-        raise InputError(f"unknown profile '{args.profile}'; expected one of: {', '.join(PROFILES)}")
-    try:
-        jobs = int(args.jobs) if args.jobs is not None else max(1, os.cpu_count() or 1)
-        base_seed = int(args.seed)
-    except ValueError:
-        raise InputError(f"--jobs '{args.jobs}' and --seed '{args.seed}' must be integers") from None
-    if jobs < 1 or base_seed < 0:
-        raise InputError(f"--jobs {jobs} must be >= 1 and --seed {base_seed} >= 0")
+    jobs, base_seed = validate_selfcheck(args)  # profile, --only, --jobs, --seed by the rules of verify
     variants = list(all_variants())
     if args.only:
         exact = [v for v in variants if v.id == args.only]  # an exact id selects that variant alone

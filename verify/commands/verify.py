@@ -67,35 +67,61 @@ def main(args: argparse.Namespace) -> int:
     selected = claim_registry.select(args.only)
     out = _prepare_out(args.out)
     store_ids(claim_registry.ids())  # once the arguments are accepted: a refusal writes nothing
+    from fedrates.verify import outputs
     from fedrates.verify.pipeline import verify_claims
 
+    if not getattr(args, "replace", False):  # damaged earlier results are refused before any work
+        outputs.check_earlier_results(out)
     started = time.perf_counter()
-    with executors.use(None if args.executor == "local" else pool):
-        summary = verify_claims(selected, profile=args.profile, out=out, jobs=jobs, base_seed=base_seed,
-                                use_cache=not args.no_cache, progress=not args.json,
-                                merge=not getattr(args, "replace", False))
-    elapsed = time.perf_counter() - started
-    verdicts = summary["verdicts"]
-    if args.json:
-        from fedrates.verify.commands._common import print_json
-        from fedrates.verify.errata import HEADLINE_KINDS, count_kinds
+    shown: list[dict] = []
 
-        kinds = count_kinds(v.get("erratum_kind") for v in verdicts if v["verdict"] == "erratum")
-        counts: dict[str, int] = {}
-        for v in verdicts:
-            counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
-        print_json({"verdicts": verdicts, "counts": counts, "erratum_kinds": kinds,
-                    "paper_errors": sum(n for k, n in kinds.items() if k in HEADLINE_KINDS)})
-    else:
-        _print_table(verdicts, out, elapsed, summary.get("kept", []))
+    def show(verdicts: list[dict]) -> None:  # before the outputs are written: a full disk loses no verdict
+        shown[:] = verdicts
+        if args.json:
+            from fedrates.verify.commands._common import print_json
+            from fedrates.verify.errata import HEADLINE_KINDS, count_kinds
+
+            kinds = count_kinds(v.get("erratum_kind") for v in verdicts if v["verdict"] == "erratum")
+            counts: dict[str, int] = {}
+            for v in verdicts:
+                counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
+            print_json({"verdicts": verdicts, "counts": counts, "erratum_kinds": kinds,
+                        "paper_errors": sum(n for k, n in kinds.items() if k in HEADLINE_KINDS)})
+        else:
+            _print_table(verdicts, out, time.perf_counter() - started)
+
+    try:
+        with executors.use(None if args.executor == "local" else pool):
+            summary = verify_claims(selected, profile=args.profile, out=out, jobs=jobs, base_seed=base_seed,
+                                    use_cache=not args.no_cache, progress=not args.json,
+                                    merge=not getattr(args, "replace", False), on_verdicts=show)
+    except outputs.OutputsNotWritten as exc:  # one line; exit 1 when verification failed as well, else 2
+        from fedrates.verify.commands._common import shown as safe
+
+        sys.stderr.write(f"fedrates: error: {safe(exc, 10**6)}\n")
+        return 1 if any(v["verdict"] not in OK_VERDICTS for v in shown) else 2
+    verdicts = summary["verdicts"]
+    if not args.json:
+        _print_written(out, summary.get("kept", []))
     return 0 if all(v["verdict"] in OK_VERDICTS for v in verdicts) else 1
 
 
-def _print_table(verdicts: list[dict], out: Path, elapsed: float, kept: list[str] = ()) -> None:
+def _print_table(verdicts: list[dict], out: Path, elapsed: float) -> None:
     from fedrates.reports.terminal import print_verdicts, summary_line
 
     console = print_verdicts(verdicts, sys.stdout, tty=sys.stdout.isatty())
     console.print(summary_line(verdicts) + f" in {elapsed:.0f} s")
+    sys.stdout.flush()
+
+
+def _print_written(out: Path, kept: list[str] = ()) -> None:
+    from rich.console import Console
+
+    from fedrates.reports.terminal import MAX_WIDTH
+
+    tty = sys.stdout.isatty()
+    console = Console(file=sys.stdout, highlight=False, width=MAX_WIDTH, force_terminal=tty if tty else None,
+                      no_color=not tty)
     if kept:
         console.print(f"{out}/ also keeps {len(kept)} claim(s) verified by earlier runs (profile and date shown per "
                       f"claim in the report; --replace drops them)")

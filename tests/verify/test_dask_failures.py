@@ -1,0 +1,146 @@
+"""Dask failures end in one line, exit 2, and keep what finished: a malformed, empty, non-Dask or unreachable
+``--scheduler`` is refused before anything is written (no empty output directory); a cluster without workers is
+waited for a bounded time; a scheduler or workers lost mid-run fail the unfinished points with the reason and the
+run ends in one line (finished points stay in the sweep cache)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from fedrates.solvers.errors import InputError
+from fedrates.verify import executors
+
+pytest.importorskip("distributed", reason="distributed is not installed (pip install 'fedrates[dask]')")
+
+
+@pytest.mark.parametrize("address,needle", [
+    ("", "is empty"),
+    ("  ", "is empty"),
+    ("not an address", "is not a Dask address"),
+    ("http://127.0.0.1:8786", "is not a Dask address (scheme 'http')"),
+    ("127.0.0.1:8786", "is not a Dask address"),
+    ("tcp://", "is not a Dask address"),
+])
+def test_malformed_addresses_are_refused_before_connecting(address, needle):
+    with pytest.raises(InputError, match="--scheduler") as info:
+        executors.make("dask", address)
+    assert needle in str(info.value) and "\n" not in str(info.value)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_scheduler_is_one_line():
+    with pytest.raises(InputError, match="no Dask scheduler answered there") as info:
+        executors.make("dask", f"tcp://127.0.0.1:{_free_port()}")
+    assert "\n" not in str(info.value)
+
+
+def test_a_service_that_is_not_dask_is_one_line():
+    """A server that answers with bytes no Dask scheduler sends (a frame length of 2**64 - 1)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    stop = threading.Event()
+
+    def serve():
+        server.settimeout(0.2)
+        conns = []
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            conns.append(conn)
+            try:
+                conn.sendall(b"\xff" * 64 + b"SSH-2.0-OpenSSH_9.6\r\n")
+            except OSError:
+                pass
+        for conn in conns:
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(InputError, match="no Dask scheduler answered there") as info:
+            executors.connect(f"tcp://127.0.0.1:{server.getsockname()[1]}", timeout=3)
+        assert "\n" not in str(info.value)
+    finally:
+        stop.set()
+        thread.join(5)
+        server.close()
+
+
+def test_verify_refuses_a_bad_scheduler_before_creating_the_output_directory(tmp_path, capsys):
+    from fedrates.verify.cli import main
+
+    for address in ("", "not an address", f"tcp://127.0.0.1:{_free_port()}"):
+        out = tmp_path / "fedrates-out"
+        code = main(["verify", "--executor", "dask", "--scheduler", address, "--out", str(out)])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.splitlines()) == 1 and "--scheduler" in err and "Traceback" not in err
+        assert not out.exists()
+
+
+def test_a_scheduler_without_workers_is_waited_for_a_bounded_time(tmp_path, monkeypatch):
+    import distributed
+
+    monkeypatch.setenv("FEDRATES_DASK_WAIT", "0.5")
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        factory = executors.make("dask", cluster.scheduler_address)
+        with pytest.raises(InputError, match="no Dask worker joined the scheduler at .* within 0.5 s; start workers"):
+            with factory(1):
+                pass
+
+
+class _FakeClient:
+    def __init__(self) -> None:
+        self.status = "running"
+        self.workers = {"w": {}}
+
+    def scheduler_info(self):
+        return {"workers": self.workers}
+
+
+@pytest.mark.parametrize("loss", ["scheduler", "workers"])
+def test_lost_cluster_fails_the_unfinished_tasks_with_the_reason(loss):
+    client = _FakeClient()
+    release = threading.Event()
+    with ThreadPoolExecutor(2) as inner:
+        pool = executors._Watched(inner, client, wait=0.2, where="tcp://h:1")
+        try:
+            done = pool.submit(int, "7")
+            stuck = pool.submit(release.wait, 60)
+            assert done.result(timeout=30) == 7
+            if loss == "scheduler":
+                client.status = "closed"
+            else:
+                client.workers = {}
+            with pytest.raises(RuntimeError) as info:
+                stuck.result(timeout=60)  # bounded: the watch fails it once the loss has lasted 0.2 s
+        finally:
+            pool.close()
+            release.set()
+    expected = "is gone" if loss == "scheduler" else "no Dask worker is left"
+    assert expected in str(info.value) and "finished points are cached" in str(info.value)
+    assert pool.failure == str(info.value) and done.result() == 7
+
+
+def test_a_healthy_cluster_is_left_alone():
+    client = _FakeClient()
+    with ThreadPoolExecutor(1) as inner:
+        pool = executors._Watched(inner, client, wait=0.0, where="tcp://h:1")
+        try:
+            future = pool.submit(time.sleep, 1.0)  # the watch looks twice meanwhile
+            assert future.result(timeout=60) is None
+        finally:
+            pool.close()
+    assert pool.failure is None
