@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates.bounds.catalog import buttaci as catalogue_buttaci
 from fedrates.verify import checks
 from fedrates.verify import margins as mg
 from fedrates.verify import tolerances as tol
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims import _buttaci_runs as runs
 from fedrates.verify.claims.base import Claim, evaluate_conditions
-from fedrates.verify.errata import Erratum
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
@@ -812,34 +812,9 @@ class Eq9Ordering(Claim):
                             smallest_measured=get["objective_gap_min"][0], margin=margin)
 
 
-#: the same Erratum as the note of buttaci.eq9 in the catalogue (one entry in errata.json; a test checks equality)
-SPEEDUP_ERRATUM = Erratum(
-    kind="over-claim",
-    where=("Sec. 1 (contributions), Sec. 5 'The antithetic role of α and β' (eq. (9)), Sec. 6.1 (discussion of "
-           "Table 1), Sec. 7 (conclusions)"),
-    quote=("'its contraction term has provably faster decay than FedAvg (and FedProx) for comparable step sizes and "
-           "any choice of our perturbation parameter β ∈ (0,1)' (Sec. 1); 'our algorithm has a faster contraction "
-           "factor than FedAvg (α = 0) or FedProx (α > 0) for comparable step sizes, which explains why it "
-           "accelerates as we increase the perturbation by decreasing β' (Sec. 6.1); 'our algorithm provides faster "
-           "exponential contraction than the chosen baseline' (Sec. 7)"),
-    true_statement=(
-        "Eq. (9), (1 − μ/((β+2)L))^t ≤ (1 − μ/(3L))^t ≤ (1 − μ/(3(α+L)))^t, is a true inequality between the "
-        "factors of the upper bounds (8) and (7); an ordering of upper bounds does not order the methods' rates. "
-        "Its first-order gap μ(1−β)/(3(β+2)L) comes from the proofs' final relaxation μ ≤ L (βμ + 2L ≤ (β+2)L "
-        "after (191) for PFL, 2L + μ ≤ 3L after (57) for FedAvg). The per-round factors the lemmas prove at the "
-        "theorem step sizes, κ_B3 = 1 − 1/β + (1/β)(1 − βμγ)^E and κ_A3(α = 0) = (1 − μγ)^E, differ only at "
-        "second order in μ/L and are equal at E = 1. The analysis proves a smaller bound factor, not a contraction "
-        "faster by 3/(β+2)."),
-    evidence=(
-        "Measured log-rate ratio of PFL(β) over FedAvg at γ = 1/(2LE), E = 10: 1.0023× (β = 0.5) and 1.0014× "
-        "(β = 0.7) on a common Hessian (per-round multipliers of the μ eigen-component), equal to ln κ_B3/ln κ_A3 "
-        "to 1e-12; 1.0195× and 1.0116× on cluster-specific Hessians (one Haar basis per cluster; rate of "
-        "‖w̄_{t+1} − w̄_t‖ over rounds 400–500), equal to ln ρ(J_PFL)/ln ρ(J_FedAvg) of the exact round maps to "
-        "1e-8; the bound factors give 1.2008× and 1.1115×."),
-    prediction=(
-        "the measured rate ratio is the exact one (ln κ_B3/ln κ_A3 on a common Hessian, ln ρ(J_PFL)/ln ρ(J_FedAvg) "
-        "on cluster-specific Hessians, relative 1e-6) and not the bound factors' ratio ≈ 3/(β+2) (relative 2%)"),
-)
+#: the over-claim read into eq. (9): one Erratum shared with the catalogue note of buttaci.eq9 (one entry in
+#: errata.json)
+SPEEDUP_ERRATUM = catalogue_buttaci.SPEEDUP_ERRATUM
 
 
 @dataclass(frozen=True)
