@@ -132,6 +132,8 @@ def _mp_terms(th, var, values, x):
 
 @pytest.mark.parametrize("th", THEOREMS, ids=[t.id for t in THEOREMS])
 def test_dominant_every_variable_bounded_and_right(th):
+    if th.rhs == 0:
+        pytest.skip(f"{th.id}: an exact identity (residual = 0) has no terms to dominate")
     point = POINTS[th.id]
     if point is None:
         pytest.skip(f"no admissible table point for {th.id}")

@@ -115,7 +115,8 @@ def test_figure_overrides_replace_named_methods_only() -> None:
 @pytest.mark.parametrize("base_seed", [0, 1])
 def test_high_probability_bound_passes(base_seed: int) -> None:
     v = _verdict("bao.thm3.1.explicit/high-probability", base_seed)
-    assert v["verdict"] == "pass", v["message"]
+    # App. B.3's explicit bound is ~1e7 above the data: it holds, and is reported as informational
+    assert v["verdict"] == "informational", v["message"]
     assert all(c["holds"] for c in v["conditions"])
     assert v["constants"]["R"] >= v["constants"]["a"]
 

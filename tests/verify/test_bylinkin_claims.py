@@ -67,7 +67,9 @@ def test_correct_algorithms_pass(claim_id):
 @pytest.mark.parametrize("claim_id", STOCHASTIC)
 def test_stochastic_claims_pass_for_more_base_seeds(claim_id, base_seed):
     verdict, _ = _verdict(claim_id, base_seed)
-    assert verdict["verdict"] == "pass", verdict["message"]
+    # a claim declared informational (it cannot fail in practice) passes as informational
+    expected = "informational" if get_claim(claim_id).informational else "pass"
+    assert verdict["verdict"] == expected, verdict["message"]
 
 
 @pytest.mark.parametrize("variant", bylinkin.VARIANTS, ids=lambda v: v.id)
@@ -240,7 +242,7 @@ def test_noise_floor_printed_and_corrected_verdicts_report_the_numbers():
     corrected, _ = _verdict("bylinkin.thm5.corrected/noise-floor")
     printed, _ = _verdict("bylinkin.thm5/noise-floor")
     for v in (corrected, printed):
-        assert v["verdict"] == "pass" and 1e-3 < v["bound_ratio"] < 1 and v["loose"] is False
+        assert v["verdict"] == "informational" and 1e-3 < v["bound_ratio"] < 1 and v["loose"] is False
         assert "stationary E" in v["message"]
     assert printed["bound_ratio"] <= corrected["bound_ratio"] * (1 + 1e-12)
 

@@ -51,7 +51,8 @@ def test_registry_lists_the_das_claims_and_variants() -> None:
 @pytest.mark.parametrize("claim_id", CHEAP)
 def test_correct_algorithms_pass(claim_id: str, base_seed: int) -> None:
     v = _verdict(claim_id, base_seed)
-    assert v["verdict"] == "pass", (claim_id, base_seed, v["measured"], v["message"])
+    # a bound more than 10x above the data is reported as informational (shown, never counted as verified)
+    assert v["verdict"] in ("pass", "informational"), (claim_id, base_seed, v["measured"], v["message"])
     assert v["seeds"]
 
 

@@ -10,6 +10,7 @@ import dataclasses
 import pytest
 
 from fedrates.verify.claims import dinh
+from fedrates.verify.claims.base import OK_VERDICTS
 from fedrates.verify.sweep import run_claims
 
 PROFILE = "quick"
@@ -37,8 +38,11 @@ def test_correct_algorithms_pass_the_exact_claims_for_five_seeds(claim_id, base_
                                                                   "dinh.rem1/smallest-tau"}
                                             - {c for c in CLAIMS if c.startswith(("dinh.alg1/mean", "dinh.alg1/cov"))}))
 def test_correct_algorithms_pass_every_other_claim(claim_id, base_seed):
-    v = verdict(CLAIMS[claim_id], base_seed)
-    assert v["verdict"] == "pass", f"{claim_id}: {v['message']}"
+    claim = CLAIMS[claim_id]
+    v = verdict(claim, base_seed)
+    # an erratum claim reproduces its erratum; a claim declared informational passes as informational
+    expected = "erratum" if claim.erratum is not None else "informational" if claim.informational else "pass"
+    assert v["verdict"] == expected, f"{claim_id}: {v['message']}"
     if v["bound_ratio"] is not None:
         assert 0 < v["bound_ratio"] <= 1
 
@@ -46,7 +50,7 @@ def test_correct_algorithms_pass_every_other_claim(claim_id, base_seed):
 @pytest.mark.parametrize("claim_id", sorted(SLOW))
 def test_lemma1_passes_with_its_bound_ratio(claim_id):
     v = verdict(CLAIMS[claim_id], 3)
-    assert v["verdict"] == "pass", v["message"]
+    assert v["verdict"] == ("informational" if CLAIMS[claim_id].informational else "pass"), v["message"]
     assert 1e-3 < v["bound_ratio"] < 1
 
 
@@ -69,7 +73,9 @@ def test_every_broken_variant_fails_the_claims_it_names(variant, claim_id):
     with manager:
         broken = variant.apply(claim) if variant.apply else claim
         v = verdict(broken)
-    assert v["verdict"] == "fail", f"{variant.id} on {claim_id}: {v['verdict']} — {v['measured']}"
+    # caught as selfcheck counts it: a verdict with which verify exits 1 (Θ at L/2 breaks the theorem's own
+    # conditions on the argmax instance: conditions-not-met)
+    assert v["verdict"] not in OK_VERDICTS, f"{variant.id} on {claim_id}: {v['verdict']} — {v['measured']}"
 
 
 def test_every_claim_is_named_by_some_variant():

@@ -68,7 +68,9 @@ def test_every_catalogued_claim_checks_its_reference_or_says_why_not() -> None:
     for claim in claims.all_claims():
         if claim.reference_free:
             continue
-        source = inspect.getsource(inspect.getmodule(type(claim)))
-        if "reference_gap" not in source:
+        # the module of the claim's class or of a class it inherits its judge from passes the certified gap
+        sources = [inspect.getsource(inspect.getmodule(k)) for k in type(claim).__mro__
+                   if k.__module__.startswith("fedrates.verify.claims.") and not k.__module__.endswith(".base")]
+        if not any("reference_gap" in source for source in sources):
             missing.append(claim.id)
     assert not missing, missing

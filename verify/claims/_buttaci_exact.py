@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
-from fedrates.bounds.catalog import buttaci as catalogue_buttaci
+from fedrates.bounds import buttaci_errata
 from fedrates.verify import checks
 from fedrates.verify import margins as mg
 from fedrates.verify import tolerances as tol
@@ -814,7 +814,7 @@ class Eq9Ordering(Claim):
 
 #: the over-claim read into eq. (9): one Erratum shared with the catalogue note of buttaci.eq9 (one entry in
 #: errata.json)
-SPEEDUP_ERRATUM = catalogue_buttaci.SPEEDUP_ERRATUM
+SPEEDUP_ERRATUM = buttaci_errata.SPEEDUP_ERRATUM
 
 
 @dataclass(frozen=True)
