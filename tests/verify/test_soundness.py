@@ -190,7 +190,9 @@ def test_erratum_comparison_predicts_the_reversal_and_can_fail():
     assert claim.judge(_comparison_records(claim, reversed_order), "quick")["verdict"] == "erratum"
     v = claim.judge(_comparison_records(claim, paper_order), "quick")
     assert v["verdict"] == "fail" and "did not reproduce" in v["message"]
-    assert claim.judge(_comparison_records(claim, mixed), "quick")["verdict"] == "inconclusive"
+    # the erratum predicts that the figures' ordering is not significant with the analysed weights: a mixed order
+    # reproduces it
+    assert claim.judge(_comparison_records(claim, mixed), "quick")["verdict"] == "erratum"
 
 
 # ---- the closed-form recursions are right (independently of the algorithms) -------------------------------------
