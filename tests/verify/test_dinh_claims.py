@@ -82,7 +82,10 @@ def test_every_claim_is_named_by_some_variant():
     from fedrates.verify.claims import dinh_output
 
     named = {cid for v in dinh.VARIANTS + dinh_output.VARIANTS for cid in v.claim_ids(list(CLAIMS))}
-    assert set(CLAIMS) - named == set()
+    # sharp (slack 2.07) but no catalogued variant fails it (Θ with θ² or L/2 stays admissible and below the data
+    # on the non-convex instance): selfcheck lists it among the claims that kill none
+    unnamed_on_purpose = {"dinh.thm1.eq86/adversarial-argmax-nc"}
+    assert set(CLAIMS) - named == unnamed_on_purpose
 
 
 @pytest.mark.parametrize("claim_id, numbers", [
