@@ -597,6 +597,9 @@ def for_constants(problem: Any, const: Any) -> tuple[dict[str, CertifiedConstant
         sense="inf", scale=scale))
 
     rho = const.radius
+    # H is a norm of gradient differences: near H = 0 (identical clients) it is compared on the gradients' own scale
+    # L·ρ, not relative to itself (rounding leaves ~1e-16 where the exact value is 0)
+    grad_scale = float(const.L) * float(rho if rho is not None and math.isfinite(rho) else 1.0)
 
     def hetero() -> CertifiedConstant:
         k, w = int(wit["H"]["client"]), _vec(wit["H"]["point"])
@@ -607,7 +610,7 @@ def for_constants(problem: Any, const: Any) -> tuple[dict[str, CertifiedConstant
             "H", const.H, _hetero_at(problem, k, w) if ok else math.nan, up, {"client": k, "point": w.tolist()},
             "‖∇F(w) − ∇f_k(w)‖ from the problem's gradients at the TRS maximiser (‖w‖ ≤ ρ checked)",
             "Lagrangian dual of sup_{‖w‖≤ρ}‖(Q̄ − Q_k)w − (b̄ − b_k)‖² per client (Cholesky), max over clients",
-            D["H"].formula, D["H"].assumption)
+            D["H"].formula, D["H"].assumption, scale=grad_scale)
 
     if math.isfinite(const.H) and rho is not None and "H" in wit and "points" in wit["H"]:
         add("H", hetero)
@@ -617,7 +620,7 @@ def for_constants(problem: Any, const: Any) -> tuple[dict[str, CertifiedConstant
             "H", const.H, _hetero_at(problem, k, np.zeros(problem.dim)),
             max(_hetero_at(problem, j, np.zeros(problem.dim)) for j in range(problem.clients)),
             {"client": k}, "‖∇F − ∇f_k‖ (constant: identical client Hessians)",
-            "exhaustive maximum over clients", D["H"].formula, D["H"].assumption))
+            "exhaustive maximum over clients", D["H"].formula, D["H"].assumption, scale=grad_scale))
     else:
         skip["H"] = "H = inf (unbounded domain) or a bound: nothing finite to certify"
 
