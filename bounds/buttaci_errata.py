@@ -1,5 +1,6 @@
 """The erratum of Buttaci & Calafiore shared by the catalogue (:mod:`fedrates.bounds.catalog.buttaci`) and the
-claims (:mod:`fedrates.verify.claims.buttaci`): one definition, one entry in ``errata.json``; no heavy imports."""
+claims (:mod:`fedrates.verify.claims.buttaci.catalogue`): one definition, one entry in ``errata.json``;
+no heavy imports."""
 
 from __future__ import annotations
 

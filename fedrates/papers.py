@@ -1,31 +1,24 @@
-"""The five papers whose theorems fedrates catalogues, cited by authors and title (ids as in theorem ids)."""
+"""The installed papers (built-in and plugins, :mod:`fedrates.plugins`), cited by authors and title."""
 
 from __future__ import annotations
 
-__all__ = ["PAPERS", "cite"]
+from typing import Any
 
-#: paper id → (authors, title)
-PAPERS: dict[str, tuple[str, str]] = {
-    "bao": ("Bao, Crawshaw, Luo, Liu",
-            "Fast Composite Optimization and Statistical Recovery in Federated Learning (ICML 2022)"),
-    "bylinkin": ("Bylinkin, Skorik, Bystrov, Berezin, Avetisyan, Beznosikov",
-                 "Accelerated Methods with Complexity Separation Under Data Similarity for Federated Learning "
-                 "Problems"),
-    "dinh": ("Dinh, Tran, Nguyen, Bao, Zomaya, Zhou",
-             "Federated Learning with Proximal Stochastic Variance Reduced Gradient Algorithms (ICPP 2020)"),
-    "das": ("Das, Hashemi, Sanghavi, Dhillon",
-            "On the Convergence of Differentially Private Federated Learning on Non-Lipschitz Objectives, and with "
-            "Normalized Client Updates"),
-    "buttaci": ("Buttaci, Calafiore",
-                "Aiding Global Convergence in Federated Learning via Local Perturbation and Mutual Similarity "
-                "Information"),
-}
+__all__ = ["cite"]  # and PAPERS, computed on access
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PAPERS":  # paper id → (authors, title), for every installed paper
+        from fedrates import plugins
+
+        return {p.id: (p.authors, p.title) for p in plugins.papers().values()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def cite(paper_or_id: str) -> str:
     """``"Bao, Crawshaw, Luo, Liu — Fast Composite Optimization …"`` for a paper id or a theorem/claim id."""
+    from fedrates import plugins
+
     key = paper_or_id.split(".", 1)[0].split("/", 1)[0]
-    if key not in PAPERS:
-        return paper_or_id
-    authors, title = PAPERS[key]
-    return f"{authors}, “{title}”"
+    paper = plugins.papers().get(key)
+    return paper.citation if paper is not None else paper_or_id

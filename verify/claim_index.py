@@ -47,6 +47,9 @@ def _code_digest() -> str:
         for path in sorted(root.rglob("*.py")):
             h.update(f"{package}:{path.relative_to(root)}".encode())
             h.update(path.read_bytes())
+    from fedrates import plugins
+
+    h.update(plugins.source_digest().encode())  # installed papers: their entry points and modules
     return h.hexdigest()
 
 

@@ -24,7 +24,7 @@ mean maps A_k = P T̄_k L and A = q₀I + Σ_k q_kA_k:
     E[s's'ᵀ] = A S Aᵀ + Σ_k q_k² (P Ψ_k(L S Lᵀ) Pᵀ − A_k S A_kᵀ),   Ψ_k = the E-fold second-moment map.
 
 Everything here is written from the papers' pseudo-code in matrix form and shares no code with
-:mod:`fedrates.solvers.algorithms`; the exactness claims (:mod:`fedrates.verify.claims.bao_exact`) compare the
+:mod:`fedrates.solvers.algorithms`; the exactness claims (:mod:`fedrates.verify.claims.bao.exact`) compare the
 algorithms' Monte-Carlo means with these moments.  Cost: O(R·E·K·D³) for state dimension D (a few ms for d ≤ 10).
 """
 

@@ -528,7 +528,7 @@ def _bao_fast_fedda(x: Mapping[str, float]) -> Instance:
     T = ⌈t_factor·a/E⌉·E ≥ a.  Constants are the instance's exact ones (as in ``bao.thm2.1.explicit/bound``).
     """
     from fedrates.solvers import algorithms, constants, problems, reference
-    from fedrates.verify.claims.bao import _fast_values
+    from fedrates.verify.claims.bao.theorems import _fast_values
 
     params = {"structure": "random", "clients": int(x["clients"]), "dim": int(x["dim"]), "mu": float(x["mu"]),
               "L": 1.0, "spread": float(x["spread"]), "sigma": float(x["sigma"]), "lam": float(x["lam"]),

@@ -9,19 +9,20 @@ by the search), and a measurement from real runs of the algorithm:
 * ``das.thm5`` (DP-FedAvg with clipping) and ``das.thm6`` (DP-NormFedAvg), any-η form — Das, Hashemi, Sanghavi,
   Dhillon, "On the Convergence of Differentially Private Federated Learning on Non-Lipschitz Objectives, and with
   Normalized Client Updates", Theorems 5/6 with γ = ηĈLEKρ and the q-free ρ = √d σ/(C√K) (the catalogue's ANY_ETA
-  note), on the federated quadratics of :mod:`fedrates.verify.claims.das`.  Measured: the per-client mixture of the
+  note), on the federated quadratics of
+  :mod:`fedrates.verify.claims.das.theorems`.  Measured: the per-client mixture of the
   left side (weights 2 − 2a − 4a² resp. (2 − 4a²)Ĉ E/‖u‖ on unclipped clients, 3Ĉ‖u‖/(8LE) on clipped ones, a = ηLE)
   averaged over rounds 0..K−1 (the uniform random output k̃).  The rhs is affine in the trajectory averages H_clip
   (P_unc, H_norm), which are measured per seed; E[rhs] is the rhs at their expectations.
 * ``buttaci.thm1`` (FedProx, γ = 1/(2E(L + α))) and ``buttaci.thm3`` (PFL(β), γ = 1/(2LE)) — Buttaci & Calafiore,
   "Aiding Global Convergence in Federated Learning via Local Perturbation and Mutual Similarity Information", on the
-  similarity-graph least squares of :mod:`fedrates.verify.claims._buttaci_runs`: E f(w̄_{T,0}) − f★ against (7)/(8)
+  similarity-graph least squares of :mod:`fedrates.verify.claims.buttaci.instances`: E f(w̄_{T,0}) − f★ against (7)/(8)
   at t = T with the exact L, μ, Δ, S, Γ, σ and the a-posteriori G² (max over the visited gradient query points of
   ‖∇f_i‖² + σ², for PFL the perturbed points: the smallest G for which Assumption 3 holds on the run, so the
   sharpest bound the theorem allows).
 * ``dinh.thm1.corrected`` (the proved average over rounds 0..T−1) and ``dinh.thm1`` (the printed 1..T) for
   FedProxVR-SARAH — Dinh et al., "Federated Learning with Proximal Stochastic Variance Reduced Gradient Algorithms",
-  on the realisable finite-sum least squares of :mod:`fedrates.verify.claims.dinh` (exact L, λ = 0⁺, σ̄²): the
+  on the realisable finite-sum least squares of :mod:`fedrates.verify.claims.dinh.theorems` (exact L, λ = 0⁺, σ̄²): the
   average of ‖∇F̄(w̄^{(s)})‖² against Δ/(ΘT), with μ, β, τ placed relative to the claims' theory configuration
   (μ relative to argmax Θ, β relative to β_min of (15), τ relative to τ_lower of (13)).
 
@@ -70,7 +71,7 @@ def _das(theorem: str, kind: str) -> Any:
 
     def build(x: Mapping[str, float]) -> Instance:
         from fedrates.solvers import algorithms
-        from fedrates.verify.claims import das
+        from fedrates.verify.claims.das import theorems as das
 
         params = {"structure": "random", "clients": int(x["clients"]), "dim": int(x["dim"]), "mu": float(x["mu"]),
                   "L": 1.0, "spread": float(x["spread"]), "seed": 3}
@@ -91,7 +92,7 @@ def _das(theorem: str, kind: str) -> Any:
                         "quadratic", params, extra={"inst": inst, "w0": w0, "eta": eta, "E": E, "C": C, "K": K})
 
     def measure(instance: Instance, seeds: list[int]) -> Measured:
-        from fedrates.verify.claims import das
+        from fedrates.verify.claims.das import theorems as das
 
         ex = instance.extra
         inst, eta, E, C, K = ex["inst"], ex["eta"], ex["E"], ex["C"], ex["K"]
@@ -148,8 +149,8 @@ def _buttaci(theorem: str, algorithm: str) -> Any:
 
     def build(x: Mapping[str, float]) -> Instance:
         from fedrates.solvers import algorithms
-        from fedrates.verify.claims import _buttaci_runs as runs
-        from fedrates.verify.claims._buttaci_exact import _start
+        from fedrates.verify.claims.buttaci import instances as runs
+        from fedrates.verify.claims.buttaci.exact import _start
 
         dim = int(x["dim"])
         params = {"hessian": "clustered", "clients": int(x["clients"]), "dim": dim, "samples": max(8, dim),
@@ -173,8 +174,8 @@ def _buttaci(theorem: str, algorithm: str) -> Any:
                         params, extra={"w0": w0, "consts": consts})
 
     def measure(instance: Instance, seeds: list[int]) -> Measured:
-        from fedrates.verify.claims import _buttaci_runs as runs
-        from fedrates.verify.claims._buttaci_exact import _g2, _gap
+        from fedrates.verify.claims.buttaci import instances as runs
+        from fedrates.verify.claims.buttaci.exact import _g2, _gap
 
         consts, problem = instance.extra["consts"], instance.problem
         gaps, g2, finite = [], 0.0, True
@@ -236,7 +237,7 @@ def _dinh(theorem: str, algorithm: str, first: int) -> Any:
     def build(x: Mapping[str, float]) -> Instance:
         from fedrates.bounds import fedproxvr as fb
         from fedrates.solvers import algorithms
-        from fedrates.verify.claims import dinh
+        from fedrates.verify.claims.dinh import theorems as dinh
 
         params = {"clients": int(x["clients"]), "samples": int(x["samples"]), "dim": int(x["dim"]),
                   "scale_spread": float(x["scale_spread"]), "seed": 0}
@@ -269,7 +270,7 @@ def _dinh(theorem: str, algorithm: str, first: int) -> Any:
                         extra={"w0": w0, "consts": consts, "ref": ref})
 
     def measure(instance: Instance, seeds: list[int]) -> Measured:
-        from fedrates.verify.claims import dinh
+        from fedrates.verify.claims.dinh import theorems as dinh
 
         consts, T = instance.extra["consts"], instance.rounds
         trace, X = dinh._run_states(instance.algorithm, instance.problem, T, list(seeds), instance.extra["w0"],

@@ -1,6 +1,7 @@
 """The catalogue of broken variants: plausible wrong implementations that the claims must fail.
 
-A claims module ``fedrates.verify.claims.<name>`` may define ``VARIANTS: tuple[BrokenVariant, ...]``. Each variant
+A paper's variants modules (:attr:`fedrates.Paper.variants`) define ``VARIANTS: tuple[BrokenVariant, ...]``.
+Each variant
 changes exactly one thing of the correct code (a hyperparameter, a small subclass of an algorithm, a patched oracle,
 reference or constant) and names the claims that are run against it. A variant is *caught* when at least one of
 those claims gives a verdict that would make ``fedrates verify`` exit 1 (``fail``, ``inconclusive``,
@@ -16,7 +17,6 @@ never from a list of known answers.
 from __future__ import annotations
 
 import fnmatch
-import importlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -67,15 +67,18 @@ class BrokenVariant:
 
 @cache
 def all_variants() -> tuple[BrokenVariant, ...]:
-    """Every variant of every claims module, in module order; ids are unique."""
-    from fedrates.verify import claims
+    """Every variant of every installed paper (modules defining ``VARIANTS``, :mod:`fedrates.plugins`), in
+    declaration order; a variant whose id is taken is reported in one line and left out."""
+    from fedrates import plugins
 
     seen: dict[str, BrokenVariant] = {}
-    for name in claims.MODULES:
-        module = importlib.import_module(f"fedrates.verify.claims.{name}")
-        for variant in getattr(module, "VARIANTS", ()):
-            if variant.id in seen:
-                raise RuntimeError(f"duplicate broken-variant id {variant.id}")
+    for paper, variant in plugins.exported("variants"):
+        where = f"'{paper.id}'"
+        if not isinstance(variant, BrokenVariant):
+            plugins.report_problem(where, f"VARIANTS holds a {type(variant).__name__}, expected a BrokenVariant")
+        elif variant.id in seen and seen[variant.id] is not variant:
+            plugins.report_problem(where, f"broken-variant id '{variant.id}' is defined twice")
+        else:
             seen[variant.id] = variant
     return tuple(seen.values())
 

@@ -155,21 +155,42 @@ _REGISTRY: dict[str, type[Algorithm]] = {}
 
 
 def register(cls: type[Algorithm]) -> type[Algorithm]:
-    """Class decorator: register an algorithm under ``cls.name``."""
-    name = cls.name
+    """Class decorator: register an algorithm under ``cls.name``.
+
+    The class must be a frozen dataclass (``@register`` above ``@dataclass(frozen=True)``): its fields are the
+    hyperparameters that :func:`make` accepts, and an algorithm object is an immutable value.
+    """
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"@register: {getattr(cls, '__name__', cls)!r} has no algorithm name (class attribute "
+                        "name = '...')")
+    params = getattr(cls, "__dataclass_params__", None)
+    if "__dataclass_fields__" not in cls.__dict__ or params is None or not params.frozen:
+        raise TypeError(f"@register: algorithm class {cls.__name__} ('{name}') must be decorated with "
+                        "@dataclass(frozen=True) under @register, so that its hyperparameters are its fields")
     if name in _REGISTRY and _REGISTRY[name] is not cls:
         raise ValueError(f"algorithm name '{name}' registered twice")
     _REGISTRY[name] = cls
     return cls
 
 
+def _load_plugins() -> None:
+    """Import the algorithm modules of every installed paper (:mod:`fedrates.plugins`), registering them."""
+    from fedrates import plugins
+
+    plugins.load_algorithms()
+
+
 def names() -> list[str]:
-    """Registered algorithm names, sorted."""
+    """Registered algorithm names (built-in and of installed papers), sorted."""
+    _load_plugins()
     return sorted(_REGISTRY)
 
 
 def get(name: str) -> type[Algorithm]:
     """The algorithm class registered under ``name`` (unknown name: InputError suggesting the closest)."""
+    if name not in _REGISTRY:
+        _load_plugins()
     if name not in _REGISTRY:
         raise unknown_name("algorithm", name, _REGISTRY)
     return _REGISTRY[name]

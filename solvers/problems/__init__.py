@@ -25,11 +25,34 @@ FAMILIES[similar_quadratic.FAMILY.name] = similar_quadratic.FAMILY
 FAMILIES[separation.FAMILY.name] = separation.FAMILY
 
 
+_PLUGINS_LOADED = False
+
+
+def _load_plugins() -> None:
+    """Add the problem families of every installed paper (modules defining ``FAMILIES``, :mod:`fedrates.plugins`)."""
+    global _PLUGINS_LOADED
+    if _PLUGINS_LOADED:
+        return
+    _PLUGINS_LOADED = True
+    from fedrates import plugins
+
+    for paper, fam in plugins.exported("problems"):
+        if not isinstance(fam, Family):
+            plugins.report_problem(f"'{paper.id}'", f"FAMILIES holds a {type(fam).__name__}, expected a Family")
+        elif fam.name in FAMILIES and FAMILIES[fam.name] is not fam:
+            plugins.report_problem(f"'{paper.id}'", f"problem family '{fam.name}' is already defined")
+        else:
+            FAMILIES[fam.name] = fam
+
+
 def names() -> list[str]:
+    _load_plugins()
     return list(FAMILIES)
 
 
 def family(name: str) -> Family:
+    if name not in FAMILIES:
+        _load_plugins()
     if name not in FAMILIES:
         raise unknown_name("problem", name, FAMILIES)
     return FAMILIES[name]
@@ -41,6 +64,7 @@ def presets(name: str) -> list[str]:
 
 def preset_family(preset: str) -> str | None:
     """The family that owns a preset name, if any."""
+    _load_plugins()
     for fam in FAMILIES.values():
         if preset in fam.presets:
             return fam.name

@@ -404,7 +404,7 @@ def test_errata_and_typos_are_recorded() -> None:
     (speedup,) = get("buttaci.eq9").errata
     assert speedup.erratum.kind == "over-claim" and "upper bounds" in speedup.text
     # the claim that tests it carries the same erratum (one entry per erratum in errata.json)
-    from fedrates.verify.claims import buttaci as claims
+    from fedrates.verify.claims.buttaci import catalogue as claims
 
     (speedup_claim,) = [c for c in claims.CLAIMS if c.erratum is not None]
     assert speedup_claim.erratum == speedup.erratum and speedup_claim.theorem == "buttaci.eq9"

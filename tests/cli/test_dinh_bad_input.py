@@ -67,7 +67,7 @@ def test_instance_violating_assumption_5_has_theta_refused_with_the_reason(capsy
 def test_theta_nonpositive_runs_and_its_claims_are_conditions_not_met(capsys):
     """μ = 2 on dinh_ls: Θ < 0 (μ̃ < 4L), yet the run goes through; the Theorem 1 claim reports conditions-not-met."""
     from fedrates.bounds import fedproxvr as fb
-    from fedrates.verify.claims import dinh
+    from fedrates.verify.claims.dinh import theorems as dinh
     from fedrates.verify.sweep import run_claims
 
     rc, _, _ = cli(capsys, "run", "fedproxvr_sarah", "--problem", "dinh_ls", "--hyper", "beta=4", "mu=2", "tau=5",

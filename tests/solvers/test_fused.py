@@ -128,7 +128,7 @@ def test_replaced_gradient_is_honoured(monkeypatch):
     """A gradient replaced on the round context (a broken variant scaling the step) or in the oracle module (a
     patched minibatch mean) makes the numba backend run step by step: it gives the numpy backend's results, which
     differ from the correct algorithm's."""
-    from fedrates.verify.claims import bao_broken
+    from fedrates.verify.claims.bao import variants as bao_broken
 
     spy = _Spy(monkeypatch)
     p = _problem(0.02, None)
@@ -156,7 +156,7 @@ def test_replaced_gradient_is_honoured(monkeypatch):
 
 def test_replaced_prox_and_cprox_are_honoured(monkeypatch):
     """Variants replacing Fast-FedDA's Prox_t or C-FedDA's CProx are never fused (their own code runs)."""
-    from fedrates.verify.claims import bao_broken
+    from fedrates.verify.claims.bao import variants as bao_broken
 
     spy = _Spy(monkeypatch)
     p = _problem(0.02, 0.8)

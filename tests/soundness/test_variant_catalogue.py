@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from fedrates.verify import claims
-from fedrates.verify.claims import bao_exact
+from fedrates.verify.claims.bao import exact as bao_exact
 from fedrates.verify.commands.selfcheck import run_selfcheck
 from fedrates.verify.sweep import run_claims
 from fedrates.verify.variants import all_variants

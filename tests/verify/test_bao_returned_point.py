@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 from fedrates.verify import exact
-from fedrates.verify.claims import bao_broken as bb
 from fedrates.verify.claims import get
-from fedrates.verify.claims.bao_exact import returned_point_check
+from fedrates.verify.claims.bao import variants as bb
+from fedrates.verify.claims.bao.exact import returned_point_check
 
 
 def _synthetic(rng, shift, S=30, block=40, d=4, P=3):

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from fedrates.verify import claims as registry
-from fedrates.verify.claims import buttaci
+from fedrates.verify.claims.buttaci import catalogue as buttaci
 from fedrates.verify.sweep import run_claims
 from fedrates.verify.variants import all_variants
 
@@ -137,7 +137,7 @@ def test_broken_variant_fails(variant):
 
 
 def _instance_cache_clear():
-    from fedrates.verify.claims import _buttaci_runs
+    from fedrates.verify.claims.buttaci import instances as _buttaci_runs
 
     _buttaci_runs._instance.cache_clear()
 
@@ -194,7 +194,7 @@ def test_lemma1_control_too_small_is_inconclusive():
 def test_symbolic_positivity_helper_detects_a_wrong_ordering():
     import sympy as sp
 
-    from fedrates.verify.claims.buttaci import _symbolic_eq9
+    from fedrates.verify.claims.buttaci.catalogue import _symbolic_eq9
 
     assert all(v == 0 for v in _symbolic_eq9().values())
     L, mu = sp.symbols("L mu", positive=True)
@@ -207,8 +207,8 @@ def test_alternating_steps_tell_gamma_prev_from_gamma():
     """Lemma B.1 bounds ‖u_t^i − u_t^n‖² by 4γ_{t−1}²E²G²: on the two-client instance with steps alternating between
     γ and γ/4 the bound is nearly attained with γ_{t−1}, and violated (ratio ≥ 10) if γ_t were used instead."""
     from fedrates.solvers import algorithms
-    from fedrates.verify.claims import _buttaci_exact as ex
-    from fedrates.verify.claims import _buttaci_runs as runs
+    from fedrates.verify.claims.buttaci import exact as ex
+    from fedrates.verify.claims.buttaci import instances as runs
 
     problem, _, consts = runs.instance(ex.PAIR_INSTANCE)
     E, beta, T = 5, 0.5, 8

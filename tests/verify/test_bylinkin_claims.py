@@ -14,9 +14,10 @@ import pandas as pd
 import pytest
 
 from fedrates.verify import records as rec
-from fedrates.verify.claims import bylinkin, bylinkin_exact
 from fedrates.verify.claims import get as get_claim
 from fedrates.verify.claims import ids as claim_ids
+from fedrates.verify.claims.bylinkin import exact as bylinkin_exact
+from fedrates.verify.claims.bylinkin import theorems as bylinkin
 
 PROFILE = "quick"
 ERRATA = {"bylinkin.thm5/one-step", "bylinkin.thm5/inexact-trajectory",
@@ -150,7 +151,7 @@ def test_generic_checks_can_fail():
 
 
 def test_separation_figure_is_drawn_from_the_grid_records(tmp_path):
-    from fedrates.verify.bylinkin_figures import separation_figure
+    from fedrates.verify.claims.bylinkin.experiments import separation_figure
 
     frames = [_verdict(cid)[1] for cid in ("bylinkin.thm4/separation-dg", "bylinkin.thm4/aeg-baseline",
                                            "bylinkin.thm4/rate-df")]

@@ -1,4 +1,4 @@
-"""The deterministic Bylinkin et al. claims (:mod:`fedrates.verify.claims.bylinkin_exact`): correct code passes (or
+"""The deterministic Bylinkin et al. claims (:mod:`fedrates.verify.claims.bylinkin.exact`): correct code passes (or
 gives the documented erratum) at every base seed, the erratum claims fail the way they predict, the predictions
 agree with independent scalar re-derivations, and the broken variants aimed at them fail.
 """
@@ -13,8 +13,9 @@ import pandas as pd
 import pytest
 
 from fedrates.verify import records as rec
-from fedrates.verify.claims import bylinkin, bylinkin_exact
 from fedrates.verify.claims import get as get_claim
+from fedrates.verify.claims.bylinkin import exact as bylinkin_exact
+from fedrates.verify.claims.bylinkin import theorems as bylinkin
 
 PROFILE = "quick"
 ERRATA = {"bylinkin.thm5/counterexample", "bylinkin.thm7/printed-line7"}

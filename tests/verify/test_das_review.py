@@ -11,7 +11,11 @@ from functools import cache
 import numpy as np
 import pytest
 
-from fedrates.verify.claims import das, das_errata, das_figures, das_privacy, das_sampling
+from fedrates.verify.claims.das import errata as das_errata
+from fedrates.verify.claims.das import experiments as das_figures
+from fedrates.verify.claims.das import privacy as das_privacy
+from fedrates.verify.claims.das import sampling as das_sampling
+from fedrates.verify.claims.das import theorems as das
 from fedrates.verify.sweep import run_claims
 
 MODULES = (das_privacy, das_sampling, das_errata, das_figures)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fedrates.verify.claims import dinh_output
+from fedrates.verify.claims.dinh import output as dinh_output
 
 
 def _claim(est="sarah"):
@@ -36,7 +36,7 @@ def test_a_never_moving_solver_fails_theorem_1_by_its_bound():
     """Negative control: w̄^(s) = w̄⁰ gives the average ‖∇F̄(w̄⁰)‖², 1.5× the bound Δ/(ΘT) of the sharp regime."""
     import dataclasses
 
-    from fedrates.verify.claims import dinh
+    from fedrates.verify.claims.dinh import theorems as dinh
 
     claim = next(c for c in dinh.CLAIMS if c.id == "dinh.thm1.corrected/sarah")
     claim = dataclasses.replace(claim, replicas={"quick": 3}).with_algorithm(dinh_output._broken("sarah-never-moves"))

@@ -1,11 +1,11 @@
 """Claims of Dinh et al. (FedProxVR) on the paper's Synthetic federation: the correct algorithm passes for five base
-seeds and each broken variant of ``verify.claims.dinh_synthetic.VARIANTS`` fails the claim it names."""
+seeds and each broken variant of ``verify.claims.dinh.experiments.VARIANTS`` fails the claim it names."""
 
 from __future__ import annotations
 
 import pytest
 
-from fedrates.verify.claims import dinh_synthetic
+from fedrates.verify.claims.dinh import experiments as dinh_synthetic
 from fedrates.verify.sweep import run_claims
 
 CLAIMS = {c.id: c for c in dinh_synthetic.CLAIMS}

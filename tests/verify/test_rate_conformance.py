@@ -9,7 +9,7 @@ from fedrates.verify.conformance import RateAssertionError, assert_bound, assert
 
 @pytest.fixture(scope="module")
 def rate_records():
-    from fedrates.verify.claims.bao import CLAIMS
+    from fedrates.verify.claims.bao.theorems import CLAIMS
     from fedrates.verify.sweep import run_claims
 
     claim = next(c for c in CLAIMS if c.id == "bao.thm2.1/rate-T")
@@ -30,7 +30,7 @@ def test_a_wrong_rate_is_rejected_with_measured_and_predicted(rate_records):
 
 def test_explicit_bound_of_theorem_2_1_holds(rate_records):
     # the explicit version of Theorem 2.1 evaluated per point from the theorem itself (no bound column)
-    from fedrates.verify.claims.bao import CLAIMS
+    from fedrates.verify.claims.bao.theorems import CLAIMS
 
     claim = next(c for c in CLAIMS if c.id == "bao.thm2.1/rate-T")
     values = claim._values_at("quick", 1.0)

@@ -25,7 +25,7 @@ import pytest
 
 from fedrates.solvers.algorithms.fast_fedda import FastFedDA
 from fedrates.solvers.penalties import project_ball
-from fedrates.verify.claims.bao import CLAIMS
+from fedrates.verify.claims.bao.theorems import CLAIMS
 from fedrates.verify.sweep import run_claims
 
 PROFILE = "quick"
@@ -180,7 +180,7 @@ def _comparison_records(claim, means: dict[str, float], seeds: int = 8, spread: 
 
 
 def test_erratum_comparison_predicts_the_reversal_and_can_fail():
-    from fedrates.verify.claims.bao_experiments import FIGURE_CLAIMS
+    from fedrates.verify.claims.bao.experiments import FIGURE_CLAIMS
 
     claim = next(c for c in FIGURE_CLAIMS if c.id == "bao.fig1/comparison-analysed")
     assert claim.erratum
@@ -244,7 +244,7 @@ def test_gaussian_moments_match_a_hand_computation():
 def test_constants_are_rederived_from_the_spectra():
     import dataclasses
 
-    from fedrates.verify.claims import bao
+    from fedrates.verify.claims.bao import theorems as bao
 
     claim = get("bao.thm2.1/rate-T")
     problem, ref, consts, _ = claim._setup()

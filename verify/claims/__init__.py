@@ -1,36 +1,60 @@
-"""The catalogue of claims: modules ``fedrates.verify.claims.<name>`` (one or more per paper) define ``CLAIMS``.
+"""The catalogue of claims, gathered from every installed paper (:mod:`fedrates.plugins`).
 
-Bao et al. has two: :mod:`verify.claims.bao` (Theorem 2.1 and 3.2 claims) and :mod:`verify.claims.bao_experiments`
-(the §4 comparisons and C-FedDA's Theorem 3.1), whose tuple is called ``EXPERIMENT_CLAIMS``.
+Each paper lists the modules that define its ``CLAIMS`` (a tuple of :class:`~fedrates.verify.claims.base.Claim`);
+the five built-in papers live in the packages ``fedrates.verify.claims.<paper>`` — one layout for all:
+``__init__`` (the :class:`fedrates.Paper` declaration), ``instances``, ``theorems``, ``exact``, ``experiments``,
+``errata``, ``variants`` — and are registered through the ``fedrates.papers`` entry point as any installed paper is.
+
+A claim whose id does not start with its paper's id, whose id is taken, or which names an algorithm that no paper
+registers (and that its paper does not declare as a subject) is reported in one line and left out.
 """
 
 from __future__ import annotations
 
-import importlib
 from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from fedrates.solvers.errors import unknown_name
-from fedrates.verify.claims.base import Claim
+
+if TYPE_CHECKING:
+    from fedrates.verify.claims.base import Claim
 
 __all__ = ["Claim", "all_claims", "get", "ids", "select"]
 
-MODULES = ("bao", "bao_experiments", "bao_exact", "buttaci", "dinh", "bylinkin", "bylinkin_exact", "das",
-           "das_privacy", "das_sampling", "das_errata", "das_figures", "das_bounds",
-           "dinh_synthetic", "dinh_output")
+
+def __getattr__(name: str) -> Any:
+    if name == "Claim":  # the base class, imported on demand: loading a paper's declaration stays light
+        from fedrates.verify.claims.base import Claim
+
+        return Claim
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @cache
 def _load() -> dict[str, Claim]:
+    from fedrates import plugins
+    from fedrates.solvers import algorithms
+    from fedrates.verify.claims.base import Claim
+
+    plugins.load_algorithms()
+    known = set(algorithms.names())
     out: dict[str, Claim] = {}
-    for name in MODULES:
-        module = importlib.import_module(f"fedrates.verify.claims.{name}")
-        claims = getattr(module, "CLAIMS", None)
-        if claims is None:
-            claims = module.EXPERIMENT_CLAIMS
-        for claim in claims:
-            if claim.id in out:
-                raise RuntimeError(f"duplicate claim id {claim.id}")
-            out[claim.id] = claim
+    for paper, claim in plugins.exported("claims"):
+        where = f"'{paper.id}'"
+        if not isinstance(claim, Claim):
+            plugins.report_problem(where, f"CLAIMS holds a {type(claim).__name__}, expected a fedrates Claim")
+            continue
+        if not claim.id.startswith(paper.id + "."):
+            plugins.report_problem(where, f"claim id '{claim.id}' does not start with '{paper.id}.'")
+            continue
+        if claim.id in out:
+            plugins.report_problem(where, f"claim id '{claim.id}' is defined twice")
+            continue
+        if claim.algorithm not in known and claim.algorithm not in paper.subjects:
+            plugins.report_problem(where, f"claim '{claim.id}' names algorithm '{claim.algorithm}', which no "
+                                          f"paper registers (registered: {', '.join(sorted(known))})")
+            continue
+        out[claim.id] = claim
     return out
 
 

@@ -95,6 +95,9 @@ def _catalog_digest() -> str:
     for path in [*sorted(bounds.rglob("*.py")), Path(importlib.util.find_spec("fedrates.papers").origin)]:
         h.update(str(path.relative_to(bounds.parent)).encode())
         h.update(path.read_bytes())
+    from fedrates import plugins
+
+    h.update(plugins.source_digest().encode())  # installed papers: their entry points and modules
     return h.hexdigest()
 
 

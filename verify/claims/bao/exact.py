@@ -872,7 +872,7 @@ def _with(cls: type) -> Any:
 
 
 def _variants() -> tuple[Any, ...]:
-    from fedrates.verify.claims import bao_broken as bb
+    from fedrates.verify.claims.bao import variants as bb
     from fedrates.verify.variants import BrokenVariant as V
 
     fedavg = ("bao.exact/fedavg-moments", "bao.exact/fedavg-fixed-point", "bao.returned/fedavg")

@@ -48,7 +48,7 @@ from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
-__all__ = ["EXPERIMENT_CLAIMS", "curvature", "given_weights"]
+__all__ = ["CLAIMS", "curvature", "given_weights"]
 
 #: offset a of the near-constant C-FedDA weights (r + a)² of the figure configuration (see module docstring)
 A_FLAT = 1e7
@@ -532,7 +532,7 @@ class CFedDAHighProbability(Claim):
         seeds = sorted(int(s) for s in records["seed"].unique()) if len(records) else []
         if any(c["holds"] is False for c in conditions):
             return self.conditions_not_met(conditions, seeds, values, thm.statement)
-        from fedrates.verify.claims.bao import constants_check, constants_mismatch
+        from fedrates.verify.claims.bao.theorems import constants_check, constants_mismatch
 
         check = constants_check(problem, self._setup()[2])
         if not check["holds"]:
@@ -585,4 +585,4 @@ HP_CLAIM = CFedDAHighProbability(
                    "bound holds on exact constants, and cannot fail in practice"),
 )
 
-EXPERIMENT_CLAIMS: tuple[Claim, ...] = FIGURE_CLAIMS + (HP_CLAIM,)
+CLAIMS: tuple[Claim, ...] = FIGURE_CLAIMS + (HP_CLAIM,)

@@ -4,7 +4,7 @@ Written from the pseudo-code (Bao et al. Algorithms 1–3; FedAvg, FedProx; Yuan
 the ways implementations typically go wrong: scaling, indexing, weighting, off-by-one in a schedule, wrong returned
 point, shared randomness, inexact subproblems, wrong constants.  Each class changes exactly one thing of the
 correct algorithm; each patch changes one function of the oracle, reference or constants layer.  The catalogue
-(``VARIANTS`` of :mod:`fedrates.verify.claims.bao_exact`) names the claims every variant is run against.
+(``VARIANTS`` of :mod:`fedrates.verify.claims.bao.exact`) names the claims every variant is run against.
 """
 
 from __future__ import annotations

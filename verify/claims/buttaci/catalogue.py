@@ -4,7 +4,7 @@ Perturbation and Mutual Similarity Information".
 Instances are least-squares federations with a similarity graph (:mod:`fedrates.solvers.problems.similar_quadratic`):
 exact Hessians, the graph built from the clients' data by Def. 1–2, and the aggregation weights equal to the graph
 degrees (the "Adjacency scheme"), so the optimum, Γ and S are those of the objective the theorems bound.  Every run
-is instrumented (:mod:`fedrates.verify.claims._buttaci_runs`): the gradient query points and gradients are recorded
+is instrumented (:mod:`fedrates.verify.claims.buttaci.instances`): the gradient query points and gradients are recorded
 and the paper's virtual averages w̄_{t,k} are formed by its own rules, independently of the algorithm's internals.
 
 Claims (the most exact prediction each statement allows):
@@ -66,15 +66,8 @@ from __future__ import annotations
 from typing import Any
 
 from fedrates.solvers.algorithms.fedprox import FedProx
-from fedrates.verify.claims._buttaci_bounds import (
-    BetaFloor,
-    Corollary1,
-    EpsComplexity,
-    NonconvexValidity,
-    Recursion,
-    StronglyConvexValidity,
-)
-from fedrates.verify.claims._buttaci_exact import (
+from fedrates.verify.claims.base import Claim
+from fedrates.verify.claims.buttaci.exact import (
     SPEEDUP_ERRATUM,
     Constants,
     Deviation,
@@ -90,7 +83,15 @@ from fedrates.verify.claims._buttaci_exact import (
     Stability,
     _symbolic_eq9,
 )
-from fedrates.verify.claims._buttaci_variants import (
+from fedrates.verify.claims.buttaci.theorems import (
+    BetaFloor,
+    Corollary1,
+    EpsComplexity,
+    NonconvexValidity,
+    Recursion,
+    StronglyConvexValidity,
+)
+from fedrates.verify.claims.buttaci.variants import (
     BetaOnWrongModel,
     CurrentRoundNeighbours,
     FedProxNoBroadcast,
@@ -109,7 +110,6 @@ from fedrates.verify.claims._buttaci_variants import (
     no_sign_canonicalisation,
     row_normalised_weights,
 )
-from fedrates.verify.claims.base import Claim
 from fedrates.verify.variants import BrokenVariant
 
 __all__ = ["CLAIMS", "VARIANTS", "BetaOnWrongModel", "FedProxReturnsPrevious", "ReturnsUniformAverage",

@@ -1,7 +1,7 @@
 """The exact and identity claims of Buttaci & Calafiore ("Aiding Global Convergence in Federated Learning via
 Local Perturbation and Mutual Similarity Information"): the similarity graph, Lemma 1, reductions, exact per-round
 multipliers and their means, the stability boundary, eq. (9), the exact round map and the deviation lemmas; shared
-helpers of the Buttaci & Calafiore claims.  The catalogue is :mod:`fedrates.verify.claims.buttaci`.
+helpers of the Buttaci & Calafiore claims.  The catalogue is :mod:`fedrates.verify.claims.buttaci.catalogue`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from fedrates.verify import checks
 from fedrates.verify import margins as mg
 from fedrates.verify import tolerances as tol
 from fedrates.verify.checks import CheckResult
-from fedrates.verify.claims import _buttaci_runs as runs
 from fedrates.verify.claims.base import Claim, evaluate_conditions
+from fedrates.verify.claims.buttaci import instances as runs
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 

@@ -1,5 +1,5 @@
 """The bound claims of Buttaci & Calafiore (Buttaci & Calafiore): Theorems 1–4 and Corollary 1.  The catalogue is
-:mod:`fedrates.verify.claims.buttaci`.
+:mod:`fedrates.verify.claims.buttaci.catalogue`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify import margins as mg
 from fedrates.verify.checks import CheckResult
-from fedrates.verify.claims import _buttaci_runs as runs
-from fedrates.verify.claims._buttaci_exact import (
+from fedrates.verify.claims.base import Claim, evaluate_conditions
+from fedrates.verify.claims.buttaci import instances as runs
+from fedrates.verify.claims.buttaci.exact import (
     _TINY,
     COR1_SLOPE_TOL,
     _algorithm,
@@ -31,7 +32,6 @@ from fedrates.verify.claims._buttaci_exact import (
     _theorem,
     _verdict_from,
 )
-from fedrates.verify.claims.base import Claim, evaluate_conditions
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 

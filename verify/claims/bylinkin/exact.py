@@ -44,7 +44,7 @@ from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks
 from fedrates.verify import margins as mg
 from fedrates.verify.checks import CheckResult
-from fedrates.verify.claims.bylinkin import (
+from fedrates.verify.claims.bylinkin.theorems import (
     _COMMON,
     _NONCONVEX,
     _SEP,
@@ -394,7 +394,7 @@ class AccBranchClaim(_BylinkinClaim):
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         from fedrates.solvers.algorithms._separation import coins_for_seeds
-        from fedrates.verify.claims.bylinkin import variant_algorithm
+        from fedrates.verify.claims.bylinkin.theorems import variant_algorithm
 
         problem, sp = self._setup()
         if self.printed_line7 and self.algorithm_override is None:

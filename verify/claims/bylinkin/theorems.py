@@ -43,7 +43,7 @@ Claims (predictions computed from the instance matrices, independently of the al
   p = δ_f/(δ_f + δ_g): its mean and its second central moment 2Kp(1 − p) (a shared coin doubles it), two-sided;
 * ``bylinkin.thm6/remark1-tradeoff`` (erratum) — Remark 1's O~(√(δ_fδ_g)/μ) for both groups against Theorem 6's
   own (p, q) trade-off;
-* ``bylinkin.thm7/printed-line7`` (erratum) — moved to :mod:`fedrates.verify.claims.bylinkin_exact` (deterministic
+* ``bylinkin.thm7/printed-line7`` (erratum) — moved to :mod:`fedrates.verify.claims.bylinkin.exact` (deterministic
   form on the branch T = 1), with the other exact-map claims (Theorem 5's counterexample, returned points, the outer
   Lyapunov function of C-AccExtragradient, Theorem 1's rounds to ε);
 * ``bylinkin.thm2/rate-df``, ``bylinkin.thm2/separation-dg``, ``bylinkin.thm2.mg/rate-dg`` (VRCS) and

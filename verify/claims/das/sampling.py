@@ -40,7 +40,8 @@ import numpy as np
 from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.das import (
+from fedrates.verify.claims.das.privacy import _verdict
+from fedrates.verify.claims.das.theorems import (
     ALIGNED,
     HETERO,
     TIGHT,
@@ -60,7 +61,6 @@ from fedrates.verify.claims.das import (
     update_matrices,
     updates,
 )
-from fedrates.verify.claims.das_privacy import _verdict
 
 pd = lazy_import("pandas")
 

@@ -285,13 +285,13 @@ def _no_prox() -> Any:
 
 
 def _anchor_zero() -> Any:
-    from fedrates.verify.claims.dinh import broken
+    from fedrates.verify.claims.dinh.theorems import broken
 
     return broken("svrg-anchor-zero")
 
 
 def _never_moves() -> Any:
-    from fedrates.verify.claims.dinh_output import _broken
+    from fedrates.verify.claims.dinh.output import _broken
 
     return _broken("sarah-never-moves")
 

@@ -33,7 +33,7 @@ from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.dinh import (
+from fedrates.verify.claims.dinh.theorems import (
     _ALG_NAME,
     _EXACT_WHY,
     MeanClaim,

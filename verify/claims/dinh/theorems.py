@@ -3,7 +3,7 @@ Variance Reduced Gradient Algorithms" (ICPP 2020).
 
 Instances are finite-sum federations (:mod:`fedrates.solvers.problems.finite_sum`) whose sample gradients all vanish
 at w*, so that (i) assumption (5) holds with the exact σ_n = ‖(A_n − Ā)Ā⁻¹‖₂ and (ii) FedProxVR is a linear
-recursion with random coefficients: its exact first and second moments (:mod:`fedrates.verify.dinh_moments`,
+recursion with random coefficients: its exact first and second moments (:mod:`fedrates.verify.claims.dinh.moments`,
 written from the paper's update rules) are the predictions of the exactness claims, checked two-sided.
 
 * ``dinh.alg1/mean-*``     E⟨w̄^{(s)} − w*, m_s⟩ = ‖m_s‖² (m_s the exact mean), s = 1, 2, 3, B = 2;
@@ -104,7 +104,7 @@ def _reference(consts: Any) -> _Reference:
 
 def _moments(problem: Any, consts: Any, alg: Any, *, exact: bool = False) -> Any:
     from fedrates.solvers.problems.finite_sum import finite_sum
-    from fedrates.verify.dinh_moments import FedProxVRMoments
+    from fedrates.verify.claims.dinh.moments import FedProxVRMoments
 
     mom = FedProxVRMoments(finite_sum(problem), problem.weights, alg.estimator, 1.0 / (alg.beta * consts.L), alg.mu,
                            alg.tau, alg.batch, exact, alg.output_rule)
