@@ -218,10 +218,7 @@ def exported(kind: str) -> Iterator[tuple[Paper, Any]]:
     export = _EXPORTS[kind]
     for paper, module in modules(kind):
         value = getattr(module, export)
-        items = value.values() if isinstance(value, dict) and kind != "falsify" else value
-        if kind == "falsify":
-            items = value.items()
-        for item in items:
+        for item in value.values() if isinstance(value, dict) else value:
             yield paper, item
 
 

@@ -40,17 +40,17 @@ Sobol points it shares with the smaller run, since a Sobol sequence of a given s
 and is refused until a target provides one.  A deterministic theorem is run with one seed (its target must use
 exact gradients).
 
-**Adding a target** (Bylinkin et al.–004): write ``build(x) -> Instance`` that maps a point of the search box (a dict of
+**Adding a target**: write ``build(x) -> Instance`` that maps a point of the search box (a dict of
 parameter values) to a problem, the algorithm with its hyperparameters, the number of rounds and the theorem's
-symbol values on the instance's exact constants, and register a :class:`Target` with ``register(Target(theorem=...,
-algorithm=..., family=..., space=(Dim(...), ...), build=...))`` in this module's registry (append to
-:data:`TARGETS`' construction at the end of this file).  ``fedrates falsify THEOREM`` then finds it.  When the bounded
+symbol values on the instance's exact constants, and list the :class:`Target` (``Target(theorem=..., algorithm=...,
+family=..., space=(Dim(...), ...), build=...)``) in ``TARGETS`` of a module that the paper declares as ``falsify``
+(:class:`fedrates.Paper`; e.g. :mod:`fedrates.verify.claims.das.falsify`).  ``fedrates falsify THEOREM`` then finds
+it.  When the bounded
 quantity is not a metric of the run's trace (a mixture, an average over rounds, a gradient norm) or the rhs contains
 quantities measured along the run (trajectory averages, an a-posteriori constant), give the target a
 ``measure(instance, seeds) -> Measured`` as well: the search then uses its per-seed samples, evaluates the bound per
 seed on the measured symbols (a valid estimate of the bound at their expectations when the rhs is affine in them) and
-widens the ratio interval by the bound's own interval (each end then holds at ≥ 2·CONFIDENCE − 1, Bonferroni).
-The targets of Das et al., Buttaci & Calafiore and Dinh et al. are in :mod:`fedrates.verify.falsify_targets`; their
+widens the ratio interval by the bound's own interval (each end then holds at ≥ 2·CONFIDENCE − 1, Bonferroni). The
 worst instances are rerun with ``fedrates falsify THEOREM --point JSON --seeds ...``.
 """
 
@@ -173,6 +173,8 @@ def _conditions(target: Target, theorem: Any, values: Mapping[str, float]) -> li
 
 
 TARGETS: dict[tuple[str, str], Target] = {}
+#: the smallest positive double: a constant that is exactly 0 is evaluated in the limit 0+
+TINY = float(np.finfo(float).tiny)
 
 
 def register(target: Target) -> Target:
@@ -180,8 +182,36 @@ def register(target: Target) -> Target:
     return target
 
 
+_PLUGINS_LOADED = False
+
+
+def load_targets() -> dict[tuple[str, str], Target]:
+    """Register the targets of every installed paper (its ``falsify`` modules define ``TARGETS``); idempotent."""
+    global _PLUGINS_LOADED
+    if not _PLUGINS_LOADED:
+        _PLUGINS_LOADED = True
+        from fedrates import plugins
+
+        for paper, target in plugins.exported("falsify"):
+            if not isinstance(target, Target):
+                plugins.report_problem(f"'{paper.id}'", f"TARGETS holds a {type(target).__name__}, expected a Target")
+            elif not target.theorem.startswith(paper.id + "."):
+                plugins.report_problem(f"'{paper.id}'", f"falsify target of '{target.theorem}' is not a theorem of "
+                                                        f"paper '{paper.id}'")
+            else:
+                register(target)
+    return TARGETS
+
+
+def point_command(theorem: str, x: Mapping[str, float], algorithm: str) -> str:
+    """``fedrates falsify THEOREM --algorithm A --point JSON``: reruns the instance of a search point."""
+    point = json.dumps({k: float(v) for k, v in x.items()}, sort_keys=True, separators=(",", ":"))
+    return f"fedrates falsify {theorem} --algorithm {algorithm} --point '{point}'"
+
+
 def target_for(theorem_id: str, algorithm: str | None = None) -> Target | None:
     """The registered target of a theorem (and algorithm), or ``None`` when the theorem has none."""
+    load_targets()
     matches = [t for (th, _), t in TARGETS.items() if th == theorem_id]
     if algorithm is None:
         return matches[0] if matches else None
@@ -377,7 +407,7 @@ def falsify(theorem: str | Any, algorithm: str | None = None, budget: int = DEFA
     target = target_for(thm.id, algorithm)
     if target is None:
         raise InputError(f"no search target registered for theorem {thm.id} (registered: "
-                         f"{', '.join(sorted({t for t, _ in TARGETS}))})")
+                         f"{', '.join(sorted({t for t, _ in load_targets()}))})")
     n_seeds = int(n_seeds if n_seeds is not None else target.seeds or SEARCH_SEEDS)
     start = time.perf_counter()
     store = _Store(Path(out) / "records.parquet" if out is not None else None)
@@ -511,61 +541,10 @@ _TINY = float(np.finfo(float).tiny)
 
 
 # ---- targets ---------------------------------------------------------------------------------------------------------
-def _run_command(algorithm: str, family: str, params: Mapping[str, Any], hyper: Mapping[str, Any],
+def run_command(algorithm: str, family: str, params: Mapping[str, Any], hyper: Mapping[str, Any],
                  rounds: int) -> str:
     """The ``fedrates run`` command line of an instance (:func:`evaluate` appends the run seeds)."""
     sets = " ".join(f"{k}={v}" for k, v in params.items() if v is not None)
     hypers = " ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v:.17g}" if isinstance(v, float) else
                       f"{k}={v}" for k, v in hyper.items())
     return f"fedrates run {algorithm} --problem {family} --set {sets} --hyper {hypers} --rounds {rounds}"
-
-
-def _bao_fast_fedda(x: Mapping[str, float]) -> Instance:
-    """Bao et al. Theorem 2.1 (explicit constants of App. B.2) for Fast-FedDA on federated quadratics.
-
-    Search box: μ (with L = 1), heterogeneity ``spread``, noise σ, radius ρ, ℓ1 weight λ, dimension, clients K, local
-    steps E, weight shift a = a_factor·4L/μ (a_factor < 1 violates a ≥ 4L/μ: recorded, not counted) and horizon
-    T = ⌈t_factor·a/E⌉·E ≥ a.  Constants are the instance's exact ones (as in ``bao.thm2.1.explicit/bound``).
-    """
-    from fedrates.solvers import algorithms, constants, problems, reference
-    from fedrates.verify.claims.bao.theorems import _fast_values
-
-    params = {"structure": "random", "clients": int(x["clients"]), "dim": int(x["dim"]), "mu": float(x["mu"]),
-              "L": 1.0, "spread": float(x["spread"]), "sigma": float(x["sigma"]), "lam": float(x["lam"]),
-              "radius": float(x["radius"]), "seed": 1}
-    problem = problems.make("quadratic", None, **params)
-    ref = reference.solve(problem)
-    consts = constants.compute(problem, batch=1, reference_point=ref.w)
-    E = int(x["E"])
-    a = float(x["a_factor"]) * 4.0 * consts.L / consts.mu
-    T = int(math.ceil(float(x["t_factor"]) * a / E)) * E
-    hyper = {"mu": float(consts.mu), "a": a, "local_steps": E, "batch": 1}
-    alg = algorithms.make("fast_fedda", **hyper)
-    # a constant that is exactly 0 (H for one client, B when the optimum is w0 = 0) is evaluated in the limit 0+
-    # (the rhs is continuous there; the catalogue's symbols are positive), as the claims do for H
-    values = {k: max(v, _TINY) for k, v in _fast_values(problem, ref, consts, T=float(T), E=E, a=a).items()}
-    return Instance(problem, ref, alg, T // E, values, _run_command("fast_fedda", "quadratic", params, hyper, T // E),
-                    "quadratic", params)
-
-
-register(Target(
-    theorem="bao.thm2.1.explicit", algorithm="fast_fedda", family="quadratic",
-    space=(
-        Dim("mu", 0.05, 1.0, doc="strong convexity (L = 1)"),
-        Dim("spread", 1e-3, 3.0, doc="std of the client optima (heterogeneity H)"),
-        Dim("sigma", 1e-2, 10.0, doc="gradient noise level"),
-        Dim("radius", 0.5, 20.0, doc="radius of the ball domain"),
-        Dim("lam", 1e-4, 0.3, doc="l1 weight"),
-        Dim("dim", 1, 10, integer=True, doc="dimension"),
-        Dim("clients", 1, 8, integer=True, doc="clients K"),
-        Dim("E", 1, 16, integer=True, doc="local steps"),
-        Dim("a_factor", 0.5, 4.0, doc="a / (4L/mu)"),
-        Dim("t_factor", 1.0, 6.0, doc="T / a"),
-    ),
-    build=_bao_fast_fedda,
-    description="Fast-FedDA on federated quadratics (population-exact constants, Gaussian gradient noise)",
-))
-
-
-# targets of the other papers (appended to the registry on import; they import this module's names defined above)
-from fedrates.verify import falsify_targets  # noqa: E402,F401

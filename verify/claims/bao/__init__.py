@@ -18,5 +18,6 @@ PAPER = Paper(
     ),
     claims=(".theorems", ".experiments", ".exact"),
     variants=(".exact",),
+    falsify=(".falsify",),
     subjects=("oracle", "reference", "mc_fedda", "fedmid", "fedavg_sgd", "formulas"),
 )

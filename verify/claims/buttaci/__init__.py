@@ -17,5 +17,6 @@ PAPER = Paper(
     ),
     claims=(".catalogue",),
     variants=(".catalogue",),
+    falsify=(".falsify",),
     subjects=("formulas",),
 )

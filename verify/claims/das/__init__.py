@@ -13,5 +13,6 @@ PAPER = Paper(
     algorithms=("fedrates.solvers.algorithms.dp_fedavg_clip", "fedrates.solvers.algorithms.dp_normfedavg"),
     claims=(".theorems", ".privacy", ".sampling", ".errata", ".experiments", ".bounds"),
     variants=(".theorems", ".sampling"),
+    falsify=(".falsify",),
     subjects=("formulas",),
 )

@@ -18,5 +18,6 @@ PAPER = Paper(
     ),
     claims=(".theorems", ".experiments", ".output"),
     variants=(".theorems", ".experiments", ".output"),
+    falsify=(".falsify",),
     subjects=("formulas", "oracle"),
 )
