@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
@@ -232,11 +233,13 @@ def to_svg(fig: Figure, id_prefix: str = "", bbox_inches: Any = None) -> str:
 
     The XML prologue, DOCTYPE, RDF metadata and namespace declarations are removed: inside HTML the parser
     supplies the SVG and XLink namespaces, and the page then contains no external URL at all. Text is drawn
-    as paths (no font files needed).
+    as paths (no font files needed). Element ids are salted with a constant, so the same figure gives the same
+    bytes in any process.
     """
     buf = io.StringIO()
-    try:
-        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches=bbox_inches)
+    try:  # a fixed salt: element ids are hashes of their content, the same for the same figure in any process
+        with matplotlib.rc_context({"svg.hashsalt": "fedrates"}):
+            fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches=bbox_inches)
     finally:
         _close(fig)
     svg = buf.getvalue()

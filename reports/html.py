@@ -16,13 +16,14 @@ sweep points as columns, constants, figure); the runs; provenance (local paths r
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import math
 import os
 import re
-import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape as html_escape
 from pathlib import Path
@@ -35,7 +36,8 @@ from markupsafe import Markup
 from fedrates.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES, kind_summary
 from fedrates.reports import figures, paper_figures
 
-__all__ = ["VERDICTS", "build_context", "render_html", "render_html_string"]
+__all__ = ["VERDICTS", "build_context", "cached_paper_svg", "cached_svg", "figure_digest", "render_html",
+           "render_html_string", "rows_bytes"]
 
 #: verdict values, in the order the summary counts them
 VERDICTS = ("pass", "fail", "erratum", "informational", "conditions-not-met", "inconclusive", "error")
@@ -141,40 +143,96 @@ def _paper(theorem: str) -> str:
     return f"{authors}, “{title}”"
 
 
-def figure_digest(rows: pd.DataFrame, verdict: Mapping[str, Any]) -> str:
-    """A digest of everything a claim's figure is drawn from: its records, its verdict and the drawing code."""
-    import hashlib
+def rows_bytes(rows: pd.DataFrame) -> bytes:
+    """Bytes that identify a frame's values, columns and dtypes (its CSV text when a column holds unhashable
+    values)."""
+    rows = rows.reset_index(drop=True)
+    head = json.dumps([list(map(str, rows.columns)), [str(t) for t in rows.dtypes]]).encode()
+    try:
+        return head + pd.util.hash_pandas_object(rows, index=False).to_numpy().tobytes()
+    except TypeError:
+        return head + rows.to_csv(index=False).encode()
 
-    h = hashlib.sha256()
-    h.update(pd.util.hash_pandas_object(rows.reset_index(drop=True), index=False).to_numpy().tobytes())
-    h.update(",".join(map(str, rows.columns)).encode())
-    h.update(json.dumps(verdict, sort_keys=True, default=str).encode())
-    for module in (figures, sys.modules["fedrates.verify.plotdata"]):
+
+@functools.lru_cache(maxsize=2)
+def _code_digest(kind: str) -> bytes:
+    import matplotlib
+
+    import fedrates.verify.plotdata
+
+    h = hashlib.sha256(f"{kind} {matplotlib.__version__}".encode())
+    modules = (figures, fedrates.verify.plotdata) + ((paper_figures,) if kind == "paper" else ())
+    for module in modules:
         h.update(Path(module.__file__).read_bytes())
+    return h.digest()
+
+
+def figure_digest(rows: pd.DataFrame, verdict: Mapping[str, Any], kind: str = "claim") -> str:
+    """A digest of everything a claim's figure (``kind`` "claim": :func:`fedrates.reports.figures.claim_figure`;
+    "paper": its paper figure) is drawn from: its records, its verdict and the drawing code."""
+    h = hashlib.sha256(_code_digest(kind))
+    h.update(rows_bytes(rows))
+    h.update(json.dumps(verdict, sort_keys=True, default=str).encode())
     return h.hexdigest()[:32]
+
+
+def _store(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically; an unwritable folder only loses the reuse."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _cached(path: Path | None, draw: Callable[[], str]) -> str:
+    """``draw()`` read from ``path`` when stored before; a figure that cannot be drawn (ValueError) is remembered
+    beside it (``.unavailable``) with its reason, so that it is not attempted again for the same inputs."""
+    unavailable = path.with_suffix(".unavailable") if path is not None else None
+    if path is not None and unavailable is not None:
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError:
+            pass
+        if unavailable.is_file():
+            raise ValueError(unavailable.read_text(encoding="utf-8"))
+    try:
+        svg = draw()
+    except ValueError as exc:
+        if unavailable is not None:
+            _store(unavailable, str(exc))
+        raise
+    if path is not None:
+        _store(path, svg)
+    return svg
 
 
 def cached_svg(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path | None) -> str:
     """The claim's figure as SVG (ids unprefixed), read from ``cache`` when drawn before from the same records,
     verdict and code (:func:`figure_digest`), else drawn and stored there. Raises ValueError as
     :func:`fedrates.reports.figures.claim_figure` does."""
-    import fedrates.verify.plotdata  # noqa: F401 - part of the digest
+    path = cache / f"{figure_digest(rows, verdict)}.svg" if cache is not None else None
+    return _cached(path, lambda: figures.to_svg(figures.claim_figure(rows, verdict)))
 
-    path = None
-    if cache is not None:
-        path = cache / f"{figure_digest(rows, verdict)}.svg"
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
-    svg = figures.to_svg(figures.claim_figure(rows, verdict))
-    if path is not None:
+
+def cached_paper_svg(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path | None) -> str | None:
+    """The claim's figure as the paper lays it out (:data:`fedrates.reports.paper_figures.PAPER_FIGURES`) as SVG
+    (ids unprefixed), cached as :func:`cached_svg`; None when the claim has none. Raises ValueError when it cannot
+    be drawn from ``rows``."""
+    draw = paper_figures.PAPER_FIGURES.get(str(verdict.get("claim", "")))
+    if draw is None:
+        return None
+
+    def render() -> str:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(svg, encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError:  # a read-only folder: the report is still written
-            pass
-    return svg
+            return figures.to_svg(draw(rows, verdict))
+        except (KeyError, IndexError) as exc:
+            raise ValueError(str(exc)) from exc
+
+    path = cache / f"{figure_digest(rows, verdict, 'paper')}.paper.svg" if cache is not None else None
+    return _cached(path, render)
 
 
 def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame,
@@ -200,11 +258,11 @@ def _claim_view(index: int, verdict: Mapping[str, Any], records: pd.DataFrame,
             svg = Markup(figures.prefix_ids(cached_svg(rows, verdict, cache), f"c{index}-"))
         except ValueError as exc:
             note = f"Figure unavailable: {exc}"
-    draw_paper = paper_figures.PAPER_FIGURES.get(claim)
-    if drawn is None and draw_paper is not None and not rows.empty:
+    if drawn is None and claim in paper_figures.PAPER_FIGURES and not rows.empty:
         try:  # the figure as the paper lays it out, beside the generic one
-            paper_svg = Markup(figures.to_svg(draw_paper(records, verdict), id_prefix=f"p{index}-"))
-        except (ValueError, KeyError, IndexError) as exc:
+            text = cached_paper_svg(records, verdict, cache)
+            paper_svg = Markup(figures.prefix_ids(text, f"p{index}-")) if text else None
+        except ValueError as exc:
             note = f"{note} Paper figure unavailable: {exc}".strip()
     constants = verdict.get("constants") or {}
     ratio = verdict.get("bound_ratio")

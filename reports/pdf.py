@@ -6,14 +6,26 @@ kinds first), a one-entry-per-claim summary, the papers and provenance (local pa
 claim — a header with the verdict, the statement set as math (matplotlib mathtext; its LaTeX source when mathtext
 cannot set it), measured / predicted / tolerance and the loose-bound flag, the claim's figure (see
 :func:`fedrates.reports.figures.draw_claim`), and the verdict's message, regime and run. The document outline
-(bookmarks: scorecards per paper, errata per kind, claims per paper) is added with ``pypdf``; without it the PDF is
-written without bookmarks. Text is set in DejaVu Sans (which has every glyph the verdicts use, ℓ included) as
-TrueType, so it can be searched and extracted, and every line is wrapped to the page width.
+(bookmarks: scorecards per paper, errata per kind, claims per paper) is added with ``pypdf``. Text is set in DejaVu
+Sans (which has every glyph the verdicts use, ℓ included) as TrueType, so it can be searched and extracted, and every
+line is wrapped to the page width.
+
+Incremental: each claim's pages are drawn as a small PDF document of their own, stored in the run directory's
+figure cache under the digest of what they are drawn from (:func:`page_digest`: the claim's records, the records of
+its paper figure, its verdict, the drawing code), and the report is put together from them with ``pypdf``; a run
+that changes a few claims draws only their pages (and :mod:`fedrates.reports.drawing` draws missing pages in
+worker processes beforehand).
 """
 
 from __future__ import annotations
 
+import base64
+import functools
+import hashlib
+import io
+import json
 import os
+import sys
 import tempfile
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -35,11 +47,12 @@ from fedrates.reports.html import (
     errata_groups,
     looks_like_prose,
     paper_of,
+    rows_bytes,
     scorecards,
     scrub_paths,
 )
 
-__all__ = ["render_pdf", "PAGE_SIZE"]
+__all__ = ["render_pdf", "PAGE_SIZE", "cached_pages", "claim_inputs", "draw_pages", "page_digest", "paper_rows"]
 
 #: A4 portrait, inches
 PAGE_SIZE = (8.27, 11.69)
@@ -237,23 +250,14 @@ def _errata_lines(errata: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, 
     return lines, marks
 
 
-def _add_outline(path: str, outline: list[tuple[str, int, int]]) -> bool:
-    """Add bookmarks ``(title, page index, level 0/1)`` to the PDF at ``path`` in place (pypdf); False without
-    pypdf."""
-    try:
-        from pypdf import PdfWriter
-    except ImportError:  # pragma: no cover - a declared dependency
-        return False
-    writer = PdfWriter(clone_from=path)
+def _add_outline(writer: Any, outline: list[tuple[str, int, int]]) -> None:
+    """Add bookmarks ``(title, page index, level 0/1)`` to a ``pypdf.PdfWriter``."""
     parent = None
     for title, page, level in outline:
         item = writer.add_outline_item(title=title, page_number=page, parent=parent if level else None)
         if level == 0:
             parent = item
     writer.page_mode = "/UseOutlines"
-    with open(path, "wb") as fh:
-        writer.write(fh)
-    return True
 
 
 def _paper_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> tuple[Figure | None, str]:
@@ -280,6 +284,94 @@ def _axes_svg(fig: Figure, ax: Any) -> str:
     return figures.to_svg(fig, bbox_inches=box)
 
 
+@functools.lru_cache(maxsize=1)
+def _code_digest() -> bytes:
+    """What the pages are drawn with: this module, the figure code, the HTML helpers it formats with, matplotlib."""
+    import fedrates.reports.html
+    import fedrates.verify.plotdata
+
+    h = hashlib.sha256(matplotlib.__version__.encode())
+    for module in (sys.modules[__name__], figures, paper_figures, fedrates.reports.html, fedrates.verify.plotdata):
+        h.update(Path(module.__file__).read_bytes())
+    return h.digest()
+
+
+def paper_rows(records: pd.DataFrame, claim: str) -> pd.DataFrame:
+    """The records a claim's paper figure (:data:`fedrates.reports.paper_figures.PAPER_FIGURES`) may draw from:
+    those of every claim of the same paper (none when the claim has no paper figure)."""
+    if claim not in paper_figures.PAPER_FIGURES or "claim" not in records.columns:
+        return records.iloc[0:0]
+    prefix = claim.split(".", 1)[0] + "."
+    return records[records["claim"].astype(str).str.startswith(prefix)]
+
+
+def page_digest(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any]) -> str:
+    """A digest of everything a claim's pages are drawn from: the claim's records ``rows``, the records of its paper
+    figure ``paper`` (:func:`paper_rows`), its verdict and the drawing code."""
+    h = hashlib.sha256(_code_digest())
+    h.update(rows_bytes(rows))
+    h.update(rows_bytes(paper))
+    h.update(json.dumps(verdict, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:32]
+
+
+def draw_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any]) -> dict[str, Any]:
+    """A claim's pages — its own page and, when it has one, its paper figure's page — as a PDF document of their
+    own, with the figures as SVG for the HTML report: ``{"pdf": bytes, "pages", "svg", "note", "paper_svg",
+    "paper_note"}`` (``svg`` None when the page has no figure; ``note`` says why)."""
+    buf = io.BytesIO()
+    entry: dict[str, Any] = {"svg": None, "note": "", "paper_svg": None, "paper_note": ""}
+    with matplotlib.rc_context(_STYLE):
+        with PdfPages(buf, metadata={"CreationDate": None}) as pdf:
+            fig, ax, entry["note"] = _claim_page(rows, verdict)
+            pdf.savefig(fig)
+            if ax is not None:
+                entry["svg"] = _axes_svg(fig, ax)
+            fig.clear()
+            paper_fig, entry["paper_note"] = _paper_page(paper, verdict)
+            if paper_fig is not None:
+                pdf.savefig(paper_fig)
+                paper_fig.set_layout_engine("none")  # keep the positions the page was drawn with
+                entry["paper_svg"] = figures.to_svg(paper_fig)
+            entry["pages"] = pdf.get_pagecount()
+    entry["pdf"] = buf.getvalue()
+    return entry
+
+
+def cached_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any],
+                 cache: Path | None) -> dict[str, Any]:
+    """:func:`draw_pages`, read from ``cache`` (``<digest>.page.json``, see :func:`page_digest`) when drawn before
+    from the same records, verdict and code, else drawn and stored there (atomically; an unwritable folder only
+    loses the reuse)."""
+    path = cache / f"{page_digest(rows, paper, verdict)}.page.json" if cache is not None else None
+    if path is not None and path.is_file():
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            return stored | {"pdf": base64.b64decode(stored["pdf"])}
+        except (OSError, ValueError, KeyError, TypeError):  # damaged: drawn again
+            pass
+    entry = draw_pages(rows, paper, verdict)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(entry | {"pdf": base64.b64encode(entry["pdf"]).decode("ascii")}),
+                           encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return entry
+
+
+def claim_inputs(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]]
+                 ) -> list[tuple[pd.DataFrame, pd.DataFrame, Mapping[str, Any]]]:
+    """``(rows, paper rows, verdict)`` of each verdict: what :func:`draw_pages` draws its pages from."""
+    by_claim = dict(tuple(records.groupby("claim", sort=False))) if "claim" in records.columns else {}
+    empty = records.iloc[0:0]
+    return [(by_claim.get(str(v.get("claim", "")), empty), paper_rows(records, str(v.get("claim", ""))), v)
+            for v in verdicts]
+
+
 def render_pdf(
     records: pd.DataFrame,
     verdicts: Sequence[Mapping[str, Any]],
@@ -288,20 +380,33 @@ def render_pdf(
     path: str | os.PathLike[str],
     title: str = "fedrates verification report",
     shared: dict[str, dict[str, Any]] | None = None,
+    cache: str | os.PathLike[str] | None = None,
 ) -> Path:
     """Write the PDF report to ``path`` atomically (temporary file + ``os.replace``); return the path.
 
-    With ``shared`` (a dict), each claim's figures are also rendered as SVG from the pages just drawn and stored
-    as ``shared[claim] = {"svg", "note", "paper_svg", "paper_note"}``, for :func:`fedrates.reports.html.render_html`
-    to reuse instead of drawing them again."""
+    The front matter (scorecards, errata, summary) is drawn each time; each claim's pages come from ``cache``, a
+    folder of pages keyed by the digest of what they are drawn from (:func:`cached_pages`) — by default, when
+    ``path`` is in a run directory (beside ``records.parquet``), its figure cache
+    (:data:`fedrates.reports.html.FIGURE_CACHE`), so that a run that changes a few claims draws only their pages —
+    and the document is put together with ``pypdf``. With ``shared`` (a dict), each claim's figures are also
+    stored as ``shared[claim] = {"svg", "note", "paper_svg", "paper_note"}`` (SVG of the pages' figures), for
+    :func:`fedrates.reports.html.render_html` to reuse instead of drawing them again."""
+    from pypdf import PdfReader, PdfWriter
+
+    from fedrates.reports.html import FIGURE_CACHE
+
     path = Path(path)
+    if cache is None and (path.parent / "records.parquet").is_file():
+        cache = path.parent / FIGURE_CACHE
+    cache_path = Path(cache) if cache is not None else None
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         outline: list[tuple[str, int, int]] = []
+        front = io.BytesIO()
         with matplotlib.rc_context(_STYLE):
-            with PdfPages(tmp, metadata={"Title": _plain(title), "CreationDate": None}) as pdf:
+            with PdfPages(front, metadata={"CreationDate": None}) as pdf:
                 def section(lines: list[tuple[str, dict]], heading: str, marks: list[tuple[str, int]]) -> None:
                     start = pdf.get_pagecount()
                     outline.append((heading, start, 0))
@@ -316,29 +421,24 @@ def render_pdf(
                     lines, marks = _errata_lines(errata)
                     section(lines, "Errata by kind", marks)
                 section(_summary_lines(verdicts, provenance), "All claims, papers and provenance", [])
-                outline.append(("Claims", pdf.get_pagecount(), 0))
-                current = None
-                for verdict in verdicts:
-                    paper = paper_of({"theorem": verdict.get("theorem", ""), "claim": verdict.get("claim", "")})
-                    if paper != current:
-                        outline.append((paper, pdf.get_pagecount(), 1))
-                        current = paper
-                    fig, ax, note = _claim_page(records, verdict)
-                    pdf.savefig(fig)
-                    entry = {"svg": None, "note": note, "paper_svg": None, "paper_note": ""}
-                    if shared is not None and ax is not None:
-                        entry["svg"] = _axes_svg(fig, ax)
-                    fig.clear()
-                    paper_fig, entry["paper_note"] = _paper_page(records, verdict)
-                    if paper_fig is not None:
-                        pdf.savefig(paper_fig)
-                        if shared is not None:
-                            paper_fig.set_layout_engine("none")  # keep the positions the page was drawn with
-                            entry["paper_svg"] = figures.to_svg(paper_fig)
-                        paper_fig.clear()
-                    if shared is not None:
-                        shared[str(verdict.get("claim", ""))] = entry
-        _add_outline(tmp, outline)
+        writer = PdfWriter()
+        writer.append(PdfReader(front), import_outline=False)
+        outline.append(("Claims", len(writer.pages), 0))
+        current = None
+        for rows, paper, verdict in claim_inputs(records, verdicts):
+            key = paper_of({"theorem": verdict.get("theorem", ""), "claim": verdict.get("claim", "")})
+            if key != current:
+                outline.append((key, len(writer.pages), 1))
+                current = key
+            entry = cached_pages(rows, paper, verdict, cache_path)
+            writer.append(PdfReader(io.BytesIO(entry["pdf"])), import_outline=False)
+            if shared is not None:
+                shared[str(verdict.get("claim", ""))] = {k: entry[k] for k in ("svg", "note", "paper_svg",
+                                                                                "paper_note")}
+        writer.add_metadata({"/Title": _plain(title), "/Creator": f"fedrates, matplotlib {matplotlib.__version__}"})
+        _add_outline(writer, outline)
+        with open(tmp, "wb") as fh:
+            writer.write(fh)
         os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:

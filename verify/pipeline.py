@@ -258,8 +258,11 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
         digest = _report_digest(all_records, all_verdicts, all_errata, write_pdf)
         if not _report_current(out, digest, write_pdf):  # a resume with unchanged results keeps its report as is
             (out / _REPORT_DIGEST).unlink(missing_ok=True)
-            from fedrates.reports.html import render_html
+            from fedrates.reports.drawing import draw_missing
+            from fedrates.reports.html import FIGURE_CACHE, render_html
 
+            # figures not cached yet are drawn in worker processes; the reports then read them from the cache
+            draw_missing(all_records, all_verdicts, out / FIGURE_CACHE, jobs=jobs, with_pdf=write_pdf)
             shared: dict[str, Any] | None = None
             if write_pdf:  # each figure drawn once: the PDF pages first, their figures reused as SVG by the HTML report
                 from fedrates.reports.pdf import render_pdf

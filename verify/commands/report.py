@@ -111,7 +111,10 @@ def run(args: argparse.Namespace) -> int:
             from fedrates.reports.html import render_html as render
 
         try:
-            path = render(records, verdicts, provenance, errata, out, title=args.title)
+            from fedrates.reports.html import FIGURE_CACHE
+
+            # the run directory's figure cache, wherever the report goes: unchanged claims are not drawn again
+            path = render(records, verdicts, provenance, errata, out, title=args.title, cache=directory / FIGURE_CACHE)
             if out.name in outputs.REBUILDABLE and out.resolve().parent == directory.resolve():
                 outputs.update_manifest(directory, [out.name])
         except OSError as exc:

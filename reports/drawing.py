@@ -1,0 +1,94 @@
+"""Claim figures drawn ahead of the reports, in worker processes, into a run directory's figure cache.
+
+The reports (:func:`fedrates.reports.pdf.render_pdf`, :func:`fedrates.reports.html.render_html`) read each claim's
+figures from the cache when their digest is there and draw the others themselves, one after the other.
+:func:`draw_missing` draws those others first, in parallel: one task per claim whose figures are not cached — its
+PDF pages and their SVG (:func:`fedrates.reports.pdf.cached_pages`) when a PDF is written, else its HTML figures
+(:func:`fedrates.reports.html.cached_svg`, :func:`~fedrates.reports.html.cached_paper_svg`). Workers write the
+cache (atomic renames); what they draw is byte for byte what the main process would draw (same code, same inputs,
+SVG ids salted with a constant). A task gets only its claim's records, and at most two tasks per worker are queued,
+so memory stays bounded. The pool is always local (:func:`fedrates.verify.executors.local`): with a Dask cluster
+the sweep runs there and the figures are drawn on this machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from fedrates.reports import html, paper_figures, pdf
+
+__all__ = ["draw_missing", "missing"]
+
+Task = tuple[str, pd.DataFrame, pd.DataFrame, Mapping[str, Any]]
+
+
+def missing(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], cache: Path, *,
+            with_pdf: bool) -> list[Task]:
+    """The claims whose figures are not in ``cache``: ``(kind, rows, paper rows, verdict)`` with kind ``pages``
+    (PDF pages and their SVG, when a PDF is written) or ``html`` (the HTML report's own figures)."""
+    tasks: list[Task] = []
+    for rows, paper, verdict in pdf.claim_inputs(records, verdicts):
+        if with_pdf:
+            if not (cache / f"{pdf.page_digest(rows, paper, verdict)}.page.json").is_file():
+                tasks.append(("pages", rows, paper, verdict))
+            continue
+        if rows.empty:
+            continue
+        wanted = []
+        if verdict.get("x"):
+            wanted.append(cache / f"{html.figure_digest(rows, verdict)}.svg")
+        if str(verdict.get("claim", "")) in paper_figures.PAPER_FIGURES:
+            wanted.append(cache / f"{html.figure_digest(rows, verdict, 'paper')}.paper.svg")
+        if any(not p.is_file() and not p.with_suffix(".unavailable").is_file() for p in wanted):
+            tasks.append(("html", rows, paper, verdict))
+    return tasks
+
+
+def _draw(kind: str, rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any], cache: str) -> str:
+    """Draw one claim's figures into ``cache`` (a worker task); figures that cannot be drawn are left to the
+    report, which says why."""
+    folder = Path(cache)
+    if kind == "pages":
+        pdf.cached_pages(rows, paper, verdict, folder)
+        return str(verdict.get("claim", ""))
+    for draw in ((html.cached_svg,) if verdict.get("x") else ()) + (html.cached_paper_svg,):
+        try:
+            draw(rows, verdict, folder)
+        except ValueError:
+            pass
+    return str(verdict.get("claim", ""))
+
+
+def draw_missing(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], cache: str | Path, *, jobs: int,
+                 with_pdf: bool = True) -> int:
+    """Draw the figures of every claim not in ``cache`` with ``jobs`` worker processes (see the module docstring);
+    return how many claims were drawn. With one job (or one claim to draw) nothing is done here: the reports draw
+    it as they go. A task that fails is left to the report, which draws that claim again and reports the error."""
+    cache = Path(cache)
+    tasks = missing(records, verdicts, cache, with_pdf=with_pdf)
+    if jobs <= 1 or len(tasks) < 2:
+        return 0
+    from fedrates.verify import executors
+
+    workers = min(jobs, len(tasks))
+    cache.mkdir(parents=True, exist_ok=True)
+    drawn = 0
+    with executors.local(workers) as pool:
+        in_flight: set[Future] = set()
+
+        def settle(done: set[Future]) -> None:
+            nonlocal drawn
+            drawn += sum(1 for f in done if f.exception() is None)
+
+        for kind, rows, paper, verdict in tasks:
+            if len(in_flight) >= 2 * workers:
+                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                settle(done)
+            in_flight.add(pool.submit(_draw, kind, rows, paper, dict(verdict), str(cache)))
+        settle(wait(in_flight).done)
+    return drawn
