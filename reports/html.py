@@ -37,7 +37,7 @@ from fedrates.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES, kind_sum
 from fedrates.reports import figures, paper_figures
 
 __all__ = ["VERDICTS", "build_context", "cached_paper_svg", "cached_svg", "figure_digest", "render_html",
-           "render_html_string", "rows_bytes"]
+           "render_html_string", "rows_bytes", "stored_form"]
 
 #: verdict values, in the order the summary counts them
 VERDICTS = ("pass", "fail", "erratum", "informational", "conditions-not-met", "inconclusive", "error")
@@ -144,14 +144,29 @@ def _paper(theorem: str) -> str:
 
 
 def rows_bytes(rows: pd.DataFrame) -> bytes:
-    """Bytes that identify a frame's values, columns and dtypes (its CSV text when a column holds unhashable
-    values)."""
-    rows = rows.reset_index(drop=True)
-    head = json.dumps([list(map(str, rows.columns)), [str(t) for t in rows.dtypes]]).encode()
+    """Bytes that identify the content of a claim's records: columns that hold a value for one of its rows (sorted
+    by name), numbers as float64 — so that the columns other claims add to a shared frame, and integers stored as
+    floats after a merge, do not change them; the CSV text when a column holds unhashable values."""
+    rows = rows.dropna(axis=1, how="all").reset_index(drop=True)
+    rows = rows[sorted(map(str, rows.columns))] if all(isinstance(c, str) for c in rows.columns) else rows
+    for name in rows.columns:
+        if pd.api.types.is_numeric_dtype(rows[name]) and not pd.api.types.is_bool_dtype(rows[name]):
+            rows[name] = rows[name].astype("float64")
+    head = json.dumps(list(map(str, rows.columns))).encode()
     try:
         return head + pd.util.hash_pandas_object(rows, index=False).to_numpy().tobytes()
     except TypeError:
         return head + rows.to_csv(index=False).encode()
+
+
+def stored_form(verdict: Mapping[str, Any], drop: Sequence[str] = ()) -> tuple[str, dict[str, Any]]:
+    """A verdict as ``verdicts.json`` stores it (:func:`fedrates.verify.jsonable.to_jsonable`: NaN as null, numpy
+    scalars as numbers), without the fields ``drop``: its canonical JSON text (for digests) and the dict figures
+    are drawn from, so that a figure depends on the stored verdict only, whether it was just judged or read back."""
+    from fedrates.verify.jsonable import to_jsonable
+
+    text = json.dumps(to_jsonable({k: v for k, v in verdict.items() if k not in drop}), sort_keys=True, default=str)
+    return text, json.loads(text)
 
 
 @functools.lru_cache(maxsize=2)
@@ -172,8 +187,12 @@ def figure_digest(rows: pd.DataFrame, verdict: Mapping[str, Any], kind: str = "c
     "paper": its paper figure) is drawn from: its records, its verdict and the drawing code."""
     h = hashlib.sha256(_code_digest(kind))
     h.update(rows_bytes(rows))
-    h.update(json.dumps(verdict, sort_keys=True, default=str).encode())
+    h.update(stored_form(verdict, _UNDRAWN)[0].encode())
     return h.hexdigest()[:32]
+
+
+#: verdict fields a figure does not show (the date of the run)
+_UNDRAWN = ("run_at",)
 
 
 def _store(path: Path, text: str) -> None:
@@ -214,7 +233,7 @@ def cached_svg(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path | Non
     verdict and code (:func:`figure_digest`), else drawn and stored there. Raises ValueError as
     :func:`fedrates.reports.figures.claim_figure` does."""
     path = cache / f"{figure_digest(rows, verdict)}.svg" if cache is not None else None
-    return _cached(path, lambda: figures.to_svg(figures.claim_figure(rows, verdict)))
+    return _cached(path, lambda: figures.to_svg(figures.claim_figure(rows, stored_form(verdict, _UNDRAWN)[1])))
 
 
 def cached_paper_svg(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path | None) -> str | None:
@@ -227,7 +246,7 @@ def cached_paper_svg(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path
 
     def render() -> str:
         try:
-            return figures.to_svg(draw(rows, verdict))
+            return figures.to_svg(draw(rows, stored_form(verdict, _UNDRAWN)[1]))
         except (KeyError, IndexError) as exc:
             raise ValueError(str(exc)) from exc
 

@@ -50,6 +50,7 @@ from fedrates.reports.html import (
     rows_bytes,
     scorecards,
     scrub_paths,
+    stored_form,
 )
 
 __all__ = ["render_pdf", "PAGE_SIZE", "cached_pages", "claim_inputs", "draw_pages", "page_digest", "paper_rows"]
@@ -311,7 +312,7 @@ def page_digest(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, A
     h = hashlib.sha256(_code_digest())
     h.update(rows_bytes(rows))
     h.update(rows_bytes(paper))
-    h.update(json.dumps(verdict, sort_keys=True, default=str).encode())
+    h.update(stored_form(verdict)[0].encode())
     return h.hexdigest()[:32]
 
 
@@ -319,6 +320,7 @@ def draw_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, An
     """A claim's pages — its own page and, when it has one, its paper figure's page — as a PDF document of their
     own, with the figures as SVG for the HTML report: ``{"pdf": bytes, "pages", "svg", "note", "paper_svg",
     "paper_note"}`` (``svg`` None when the page has no figure; ``note`` says why)."""
+    verdict = stored_form(verdict)[1]  # as verdicts.json holds it: the same pages, just judged or read back
     buf = io.BytesIO()
     entry: dict[str, Any] = {"svg": None, "note": "", "paper_svg": None, "paper_note": ""}
     with matplotlib.rc_context(_STYLE):

@@ -116,3 +116,141 @@ def test_html_and_pdf_draw_each_figure_once(tmp_path: Path, monkeypatch) -> None
     (tmp_path / "report.pdf").unlink()
     _run(tmp_path, [_toy("t/a"), _toy("t/b")], write_pdf=False)  # HTML alone still draws its own figures
     assert sorted(calls) == ["t/a", "t/b"]
+
+
+# ---- incremental: a run that changes a few claims draws only their figures, for the HTML and the PDF ------------
+@pytest.fixture
+def draws(monkeypatch):
+    """Claims whose figure is drawn (``draw_claim``) and whose PDF pages are drawn (``draw_pages``)."""
+    from fedrates.reports import figures
+
+    calls = {"figure": [], "pages": []}
+    real_figure, real_pages = figures.draw_claim, pdf_module.draw_pages
+
+    def figure(ax, rows, verdict, *args, **kwargs):
+        calls["figure"].append(verdict["claim"])
+        return real_figure(ax, rows, verdict, *args, **kwargs)
+
+    def pages(rows, paper, verdict):
+        calls["pages"].append(verdict["claim"])
+        return real_pages(rows, paper, verdict)
+
+    monkeypatch.setattr(figures, "draw_claim", figure)
+    monkeypatch.setattr(pdf_module, "draw_pages", pages)
+    return calls
+
+
+def _outline(path: Path) -> tuple[int, list[tuple[str, int]]]:
+    from pypdf import PdfReader
+
+    reader = PdfReader(path)
+    marks: list[tuple[str, int]] = []
+
+    def walk(items) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item)
+            else:
+                marks.append((item.title, reader.get_destination_page_number(item)))
+
+    walk(reader.outline)
+    return len(reader.pages), marks
+
+
+def test_rerun_of_one_claim_draws_only_its_figure_in_html_and_pdf(tmp_path: Path, draws) -> None:
+    claims = [_toy("t/a"), _toy("t/b"), _toy("t/c")]
+    _run(tmp_path, claims, write_pdf=True)
+    assert sorted(draws["figure"]) == ["t/a", "t/b", "t/c"] and sorted(draws["pages"]) == ["t/a", "t/b", "t/c"]
+    pages, marks = _outline(tmp_path / "report.pdf")
+    assert ("Claims", pages - 3) in marks  # one page per claim after the front matter
+    draws["figure"].clear()
+    draws["pages"].clear()
+    _run(tmp_path, [_toy("t/b", scale=0.25)], write_pdf=True)  # other records for t/b; t/a and t/c kept
+    assert draws == {"figure": ["t/b"], "pages": ["t/b"]}  # the HTML reuses the PDF page's figure
+    assert _outline(tmp_path / "report.pdf") == (pages, marks)  # a valid PDF, same pages and bookmarks
+    html = (tmp_path / "report.html").read_text()
+    assert html.count("<svg") == 3 and "Figure unavailable" not in html
+    from pypdf import PdfReader
+
+    text = [page.extract_text() for page in PdfReader(tmp_path / "report.pdf").pages[-3:]]
+    # each claim's page in the verdicts' order
+    assert [[c for c in ("t/a", "t/b", "t/c") if c in t] for t in text] == [["t/a"], ["t/b"], ["t/c"]]
+
+
+def test_html_alone_rerun_draws_only_the_changed_claim(tmp_path: Path, draws) -> None:
+    _run(tmp_path, [_toy("t/a"), _toy("t/b"), _toy("t/c")], write_pdf=False)
+    assert sorted(draws["figure"]) == ["t/a", "t/b", "t/c"] and draws["pages"] == []
+    draws["figure"].clear()
+    _run(tmp_path, [_toy("t/c", scale=0.3)], write_pdf=False)
+    assert draws == {"figure": ["t/c"], "pages": []}
+    assert (tmp_path / "report.html").read_text().count("<svg") == 3
+
+
+def test_figures_drawn_from_stored_results_are_those_of_the_run(tmp_path: Path, draws) -> None:
+    """The report command on a run directory finds every figure in its cache: a figure depends on the stored
+    verdict and the claim's own records, not on whether they were just computed or read back."""
+    from fedrates.verify.commands.report import load_run
+
+    _run(tmp_path, [_toy("t/a"), _toy("t/b")], write_pdf=True)
+    draws["figure"].clear()
+    draws["pages"].clear()
+    records, verdicts, provenance, errata = load_run(tmp_path)
+    pdf_module.render_pdf(records, verdicts, provenance, errata, tmp_path / "again.pdf",
+                          cache=tmp_path / html_module.FIGURE_CACHE)
+    html_module.render_html(records, verdicts, provenance, errata, tmp_path / "again.html")
+    assert draws == {"figure": ["t/a", "t/b"], "pages": []}  # the HTML alone has figures of its own: drawn once
+    draws["figure"].clear()
+    html_module.render_html(records, verdicts, provenance, errata, tmp_path / "again.html")
+    assert draws["figure"] == []
+
+
+def _svgs(page: str) -> list[str]:
+    import re
+
+    return re.findall(r"<svg.*?</svg>", page, re.S)
+
+
+@pytest.mark.parametrize("with_pdf", [True, False])
+def test_figures_drawn_in_workers_are_identical_to_serial(tmp_path: Path, with_pdf: bool, monkeypatch) -> None:
+    """Figures drawn by two worker processes are byte for byte those drawn serially, and the report then draws
+    nothing itself."""
+    from fedrates.reports import drawing
+
+    _run(tmp_path / "run", [_toy("t/a"), _toy("t/b"), _toy("t/c", scale=2.0)], write_pdf=False)
+    from fedrates.verify.commands.report import load_run
+
+    records, verdicts, provenance, errata = load_run(tmp_path / "run")
+    serial, parallel = tmp_path / "serial", tmp_path / "parallel"
+    assert drawing.draw_missing(records, verdicts, serial, jobs=1, with_pdf=with_pdf) == 0  # left to the report
+    render = pdf_module.render_pdf if with_pdf else html_module.render_html
+    render(records, verdicts, provenance, errata, tmp_path / "serial.out", cache=serial)
+    assert drawing.draw_missing(records, verdicts, parallel, jobs=2, with_pdf=with_pdf) == 3
+    assert drawing.missing(records, verdicts, parallel, with_pdf=with_pdf) == []
+    names = sorted(p.name for p in serial.iterdir())
+    assert names == sorted(p.name for p in parallel.iterdir()) and len(names) == 3
+    for name in names:
+        if with_pdf:  # the pages' figures for the HTML report; the PDF bytes themselves
+            import json
+
+            a, b = (json.loads((d / name).read_text()) for d in (serial, parallel))
+            assert a["svg"] == b["svg"] and a["svg"].startswith("<svg") and a["pdf"] == b["pdf"]
+        else:
+            assert (serial / name).read_bytes() == (parallel / name).read_bytes()
+    calls = []
+    monkeypatch.setattr(pdf_module, "draw_pages", lambda *a: calls.append(a) or {})
+    from fedrates.reports import figures
+
+    monkeypatch.setattr(figures, "claim_figure", lambda *a: calls.append(a))
+    render(records, verdicts, provenance, errata, tmp_path / "parallel.out", cache=parallel)
+    assert calls == []  # every figure came from the workers
+    if not with_pdf:
+        assert _svgs((tmp_path / "serial.out").read_text()) == _svgs((tmp_path / "parallel.out").read_text())
+
+
+def test_verify_with_two_jobs_gives_the_figures_of_one_job(tmp_path: Path) -> None:
+    claims = [_toy("t/a"), _toy("t/b"), _toy("t/c", scale=2.0)]
+    verify_claims(claims, profile="quick", out=tmp_path / "one", jobs=1, progress=False, write_pdf=True)
+    verify_claims(claims, profile="quick", out=tmp_path / "two", jobs=2, progress=False, write_pdf=True)
+    one, two = (_svgs((tmp_path / d / "report.html").read_text()) for d in ("one", "two"))
+    assert len(one) == 3 and one == two
+    assert _outline(tmp_path / "one" / "report.pdf") == _outline(tmp_path / "two" / "report.pdf")
