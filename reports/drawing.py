@@ -69,9 +69,11 @@ def draw_missing(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], c
     """Draw the figures of every claim not in ``cache`` with ``jobs`` worker processes (see the module docstring);
     return how many claims were drawn. With one job (or one claim to draw) nothing is done here: the reports draw
     it as they go. A task that fails is left to the report, which draws that claim again and reports the error."""
+    if jobs <= 1:
+        return 0
     cache = Path(cache)
     tasks = missing(records, verdicts, cache, with_pdf=with_pdf)
-    if jobs <= 1 or len(tasks) < 2:
+    if len(tasks) < 2:
         return 0
     from fedrates.verify import executors
 
