@@ -149,9 +149,8 @@ def rows_bytes(rows: pd.DataFrame) -> bytes:
     floats after a merge, do not change them; the CSV text when a column holds unhashable values."""
     rows = rows.dropna(axis=1, how="all").reset_index(drop=True)
     rows = rows[sorted(map(str, rows.columns))] if all(isinstance(c, str) for c in rows.columns) else rows
-    for name in rows.columns:
-        if pd.api.types.is_numeric_dtype(rows[name]) and not pd.api.types.is_bool_dtype(rows[name]):
-            rows[name] = rows[name].astype("float64")
+    rows = rows.astype({name: "float64" for name, dtype in rows.dtypes.items()
+                        if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)})
     head = json.dumps(list(map(str, rows.columns))).encode()
     try:
         return head + pd.util.hash_pandas_object(rows, index=False).to_numpy().tobytes()
