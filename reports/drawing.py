@@ -24,43 +24,50 @@ from fedrates.reports import html, paper_figures, pdf
 
 __all__ = ["draw_missing", "missing"]
 
-Task = tuple[str, pd.DataFrame, pd.DataFrame, Mapping[str, Any]]
+#: ``(kind, rows, paper rows, verdict, digests)``: what one worker task draws (see :func:`missing`)
+Task = tuple[str, pd.DataFrame, pd.DataFrame, Mapping[str, Any], tuple[str, ...]]
 
 
 def missing(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], cache: Path, *,
             with_pdf: bool) -> list[Task]:
-    """The claims whose figures are not in ``cache``: ``(kind, rows, paper rows, verdict)`` with kind ``pages``
-    (PDF pages and their SVG, when a PDF is written) or ``html`` (the HTML report's own figures)."""
+    """The claims whose figures are not in ``cache``: ``(kind, rows, paper rows, verdict, digests)`` with kind
+    ``pages`` (PDF pages and their SVG, when a PDF is written; digests: the pages') or ``html`` (the HTML report's
+    own figures; digests: the claim figure's, the paper figure's). The digests are computed here, once: workers
+    store what they draw under them, whatever they would compute themselves."""
     tasks: list[Task] = []
     for rows, paper, verdict in pdf.claim_inputs(records, verdicts):
         if with_pdf:
-            if not (cache / f"{pdf.page_digest(rows, paper, verdict)}.page.json").is_file():
-                tasks.append(("pages", rows, paper, verdict))
+            digest = pdf.page_digest(rows, paper, verdict)
+            if not (cache / f"{digest}.page.json").is_file():
+                tasks.append(("pages", rows, paper, verdict, (digest,)))
             continue
         if rows.empty:
             continue
-        wanted = []
-        if verdict.get("x"):
-            wanted.append(cache / f"{html.figure_digest(rows, verdict)}.svg")
-        if str(verdict.get("claim", "")) in paper_figures.PAPER_FIGURES:
-            wanted.append(cache / f"{html.figure_digest(rows, verdict, 'paper')}.paper.svg")
+        claim_digest = html.figure_digest(rows, verdict) if verdict.get("x") else ""
+        paper_digest = (html.figure_digest(rows, verdict, "paper")
+                        if str(verdict.get("claim", "")) in paper_figures.PAPER_FIGURES else "")
+        wanted = [cache / f"{claim_digest}.svg"] if claim_digest else []
+        wanted += [cache / f"{paper_digest}.paper.svg"] if paper_digest else []
         if any(not p.is_file() and not p.with_suffix(".unavailable").is_file() for p in wanted):
-            tasks.append(("html", rows, paper, verdict))
+            tasks.append(("html", rows, paper, verdict, (claim_digest, paper_digest)))
     return tasks
 
 
-def _draw(kind: str, rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any], cache: str) -> str:
-    """Draw one claim's figures into ``cache`` (a worker task); figures that cannot be drawn are left to the
-    report, which says why."""
+def _draw(kind: str, rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any], digests: tuple[str, ...],
+          cache: str) -> str:
+    """Draw one claim's figures into ``cache`` under ``digests`` (a worker task); figures that cannot be drawn are
+    left to the report, which says why."""
     folder = Path(cache)
     if kind == "pages":
-        pdf.cached_pages(rows, paper, verdict, folder)
+        pdf.cached_pages(rows, paper, verdict, folder, digests[0])
         return str(verdict.get("claim", ""))
-    for draw in ((html.cached_svg,) if verdict.get("x") else ()) + (html.cached_paper_svg,):
-        try:
-            draw(rows, verdict, folder)
-        except ValueError:
-            pass
+    claim_digest, paper_digest = digests
+    for draw, digest in ((html.cached_svg, claim_digest), (html.cached_paper_svg, paper_digest)):
+        if digest:
+            try:
+                draw(rows, verdict, folder, digest)
+            except ValueError:
+                pass
     return str(verdict.get("claim", ""))
 
 
@@ -87,10 +94,10 @@ def draw_missing(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], c
             nonlocal drawn
             drawn += sum(1 for f in done if f.exception() is None)
 
-        for kind, rows, paper, verdict in tasks:
+        for kind, rows, paper, verdict, digests in tasks:
             if len(in_flight) >= 2 * workers:
                 done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
                 settle(done)
-            in_flight.add(pool.submit(_draw, kind, rows, paper, dict(verdict), str(cache)))
+            in_flight.add(pool.submit(_draw, kind, rows, paper, dict(verdict), digests, str(cache)))
         settle(wait(in_flight).done)
     return drawn

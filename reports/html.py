@@ -144,18 +144,27 @@ def _paper(theorem: str) -> str:
 
 
 def rows_bytes(rows: pd.DataFrame) -> bytes:
-    """Bytes that identify the content of a claim's records: columns that hold a value for one of its rows (sorted
-    by name), numbers as float64 — so that the columns other claims add to a shared frame, and integers stored as
-    floats after a merge, do not change them; the CSV text when a column holds unhashable values."""
-    rows = rows.dropna(axis=1, how="all").reset_index(drop=True)
-    rows = rows[sorted(map(str, rows.columns))] if all(isinstance(c, str) for c in rows.columns) else rows
-    rows = rows.astype({name: "float64" for name, dtype in rows.dtypes.items()
-                        if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)})
-    head = json.dumps(list(map(str, rows.columns))).encode()
-    try:
-        return head + pd.util.hash_pandas_object(rows, index=False).to_numpy().tobytes()
-    except TypeError:
-        return head + rows.to_csv(index=False).encode()
+    """Bytes that identify the content of a claim's records: the columns that hold a value for one of its rows,
+    sorted by name, numbers as float64 (missing: NaN), other values (flags included) as text (missing: an empty
+    field marked as such) — so that the columns other claims add to a shared frame, and integers stored as floats
+    after a merge, do not change them."""
+    import numpy as np
+
+    parts: list[bytes] = []
+    for name in sorted(rows.columns, key=str):
+        column = rows[name]
+        missing = column.isna().to_numpy()
+        if missing.all():
+            continue
+        if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype):
+            parts.append(f"\x1e{name}\x1fn".encode())
+            values = column.to_numpy(dtype="float64", na_value=np.nan)
+            parts.append(np.where(missing, np.nan, values).tobytes())
+        else:
+            parts.append(f"\x1e{name}\x1fs".encode())
+            parts.append("\x1f".join("\x00" if m else str(v)
+                                       for v, m in zip(column.tolist(), missing, strict=True)).encode())
+    return b"".join(parts)
 
 
 def stored_form(verdict: Mapping[str, Any], drop: Sequence[str] = ()) -> tuple[str, dict[str, Any]]:
@@ -227,15 +236,16 @@ def _cached(path: Path | None, draw: Callable[[], str]) -> str:
     return svg
 
 
-def cached_svg(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path | None) -> str:
+def cached_svg(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path | None, digest: str | None = None) -> str:
     """The claim's figure as SVG (ids unprefixed), read from ``cache`` when drawn before from the same records,
-    verdict and code (:func:`figure_digest`), else drawn and stored there. Raises ValueError as
-    :func:`fedrates.reports.figures.claim_figure` does."""
-    path = cache / f"{figure_digest(rows, verdict)}.svg" if cache is not None else None
+    verdict and code (:func:`figure_digest`, or ``digest`` when the caller computed it), else drawn and stored
+    there. Raises ValueError as :func:`fedrates.reports.figures.claim_figure` does."""
+    path = cache / f"{digest or figure_digest(rows, verdict)}.svg" if cache is not None else None
     return _cached(path, lambda: figures.to_svg(figures.claim_figure(rows, stored_form(verdict, _UNDRAWN)[1])))
 
 
-def cached_paper_svg(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path | None) -> str | None:
+def cached_paper_svg(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path | None,
+                     digest: str | None = None) -> str | None:
     """The claim's figure as the paper lays it out (:data:`fedrates.reports.paper_figures.PAPER_FIGURES`) as SVG
     (ids unprefixed), cached as :func:`cached_svg`; None when the claim has none. Raises ValueError when it cannot
     be drawn from ``rows``."""
@@ -249,7 +259,7 @@ def cached_paper_svg(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path
         except (KeyError, IndexError) as exc:
             raise ValueError(str(exc)) from exc
 
-    path = cache / f"{figure_digest(rows, verdict, 'paper')}.paper.svg" if cache is not None else None
+    path = cache / f"{digest or figure_digest(rows, verdict, 'paper')}.paper.svg" if cache is not None else None
     return _cached(path, render)
 
 

@@ -341,11 +341,12 @@ def draw_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, An
 
 
 def cached_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any],
-                 cache: Path | None) -> dict[str, Any]:
-    """:func:`draw_pages`, read from ``cache`` (``<digest>.page.json``, see :func:`page_digest`) when drawn before
-    from the same records, verdict and code, else drawn and stored there (atomically; an unwritable folder only
-    loses the reuse)."""
-    path = cache / f"{page_digest(rows, paper, verdict)}.page.json" if cache is not None else None
+                 cache: Path | None, digest: str | None = None) -> dict[str, Any]:
+    """:func:`draw_pages`, read from ``cache`` (``<digest>.page.json``, see :func:`page_digest`; ``digest`` when the
+    caller computed it) when drawn before from the same records, verdict and code, else drawn and stored there
+    (atomically; an unwritable folder only loses the reuse)."""
+    digest = digest or page_digest(rows, paper, verdict)
+    path = cache / f"{digest}.page.json" if cache is not None else None
     if path is not None and path.is_file():
         try:
             stored = json.loads(path.read_text(encoding="utf-8"))

@@ -1,0 +1,52 @@
+"""The figure cache's keys: a claim's figure depends on its own records and stored verdict, nothing else."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from fedrates.reports.html import figure_digest, rows_bytes, stored_form
+from fedrates.reports.pdf import page_digest
+
+
+def _rows() -> pd.DataFrame:
+    return pd.DataFrame({"claim": ["t/a"] * 3, "seed": [0, 1, 2], "iterations": [10, 20, 40],
+                         "value": [0.1, 0.05, 0.025], "diverged": [False, False, True], "params": ["{}"] * 3})
+
+
+def test_rows_key_ignores_other_claims_columns_and_merge_dtypes() -> None:
+    rows = _rows()
+    merged = pd.concat([pd.DataFrame({"claim": ["t/b"], "delta_g": [1.0]}), rows], ignore_index=True)
+    own = merged[merged["claim"] == "t/a"]  # other claim's column (all missing here), ints as floats, bools as objects
+    assert own["iterations"].dtype.kind == "f" and "delta_g" in own.columns
+    assert rows_bytes(own) == rows_bytes(rows)
+    assert rows_bytes(rows[list(reversed(rows.columns))]) == rows_bytes(rows)
+
+
+def test_rows_key_changes_with_any_value_or_name() -> None:
+    rows = _rows()
+    base = rows_bytes(rows)
+    for change in (lambda d: d.assign(value=d["value"] * (1 + 1e-12)),
+                   lambda d: d.assign(diverged=[False, False, False]),
+                   lambda d: d.assign(params=["{}", "{}", '{"K": 2}']),
+                   lambda d: d.rename(columns={"value": "values"}),
+                   lambda d: d.assign(value=[0.1, np.nan, 0.025]),
+                   lambda d: d.iloc[:2]):
+        assert rows_bytes(change(rows.copy())) != base
+
+
+def test_verdict_key_is_the_stored_verdict() -> None:
+    rows = _rows()
+    judged = {"claim": "t/a", "verdict": "pass", "measured": np.float64(math.nan), "seeds": (0, 1, 2),
+              "n": np.int64(3), "run_at": "2026-01-01T00:00:00+00:00"}
+    read_back = stored_form(judged)[1]  # NaN as null, numpy scalars as numbers, tuples as lists
+    assert read_back["measured"] is None and read_back["seeds"] == [0, 1, 2] and type(read_back["n"]) is int
+    assert figure_digest(rows, judged) == figure_digest(rows, read_back)
+    assert page_digest(rows, rows.iloc[0:0], judged) == page_digest(rows, rows.iloc[0:0], read_back)
+    later = dict(judged, run_at="2026-02-01T00:00:00+00:00")
+    assert figure_digest(rows, later) == figure_digest(rows, judged)  # the figure does not show the date
+    assert page_digest(rows, rows.iloc[0:0], later) != page_digest(rows, rows.iloc[0:0], judged)  # the page does
+    assert figure_digest(rows, dict(judged, verdict="fail")) != figure_digest(rows, judged)
+    assert figure_digest(rows, judged, "paper") != figure_digest(rows, judged)
