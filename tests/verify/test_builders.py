@@ -275,3 +275,30 @@ def test_check_accepts_a_claim_object_and_annotates_its_figure():
     assert verdict["verdict"] == "pass" and verdict["plot"] is not None
     with pytest.raises(TypeError, match="expected a claim id or a Claim"):
         check(3.0)
+
+
+# ---- the pytest plugin with a user's claim and theorem objects ---------------------------------------------------
+def test_fedrates_records_accepts_a_claim_object_and_assert_bound_a_theorem_object(fedrates_records):
+    from fedrates import assert_bound
+    from fedrates.verify.conformance import RateAssertionError
+
+    records = fedrates_records(BOUND)
+    assert set(records["claim"]) == {"t.gd/bound"}
+    result = assert_bound(records, GD, var="iterations", metric="distance_to_optimum")
+    assert result.verdict == "pass"
+    wrong = records.assign(bound=records["bound"] * 0.5)  # the bound column of a theorem half as large
+    with pytest.raises(RateAssertionError, match="t.gd"):
+        assert_bound(wrong, GD, var="iterations", metric="distance_to_optimum")
+    with pytest.raises(TypeError, match="expected a claim id or a Claim"):
+        fedrates_records(42)
+
+
+def test_assert_rate_takes_the_exponent_from_a_theorem_object(fedrates_records):
+    from fedrates import assert_rate
+    from fedrates.verify.conformance import RateAssertionError
+
+    records = fedrates_records(RATE)
+    assert assert_rate(records, "iterations", SGD, metric="objective_gap").verdict == "pass"
+    faster = dataclasses.replace(SGD, id="t.sgd2", rhs=1 / T**2)
+    with pytest.raises(RateAssertionError, match="t.sgd2: rate in iterations"):
+        assert_rate(records, "iterations", faster, metric="objective_gap")
