@@ -10,7 +10,33 @@ MINI_INIT = '''
 from fedrates import Paper
 
 PAPER = Paper(id="mini", authors="A. Mini", title="Gradient descent contracts (a test paper)", package="mini_paper",
-              theorems=(".theory",), algorithms=(".algorithm",), claims=(".claims",), variants=(".variants",))
+              theorems=(".theory",), algorithms=(".algorithm",), problems=(".problems",), claims=(".claims",),
+              variants=(".variants",))
+'''
+
+MINI_PROBLEMS = '''
+import numpy as np
+
+from fedrates import DenseQuadratic, Family, Param, Problem
+from fedrates.solvers.penalties import Zero
+
+
+def build(params, preset=None):
+    """One client, f(w) = ½(w − 1)ᵀ diag(linspace(mu, L, d)) (w − 1)."""
+    d = params["dim"]
+    Q = np.diag(np.linspace(params["mu"], params["L"], d))[None]
+    centre = np.ones((1, d))
+    b = np.einsum("kij,kj->ki", Q, centre)
+    return Problem(family="mini_diag", preset=preset, params=params, shape=(d,), weights=np.ones(1),
+                   datafit=DenseQuadratic(Q=Q, b=b, c=0.5 * np.einsum("ki,ki->k", b, centre)), penalty=Zero(),
+                   sampling="gaussian", description="one diagonal quadratic")
+
+
+FAMILIES = (Family("mini_diag", "one client, diagonal Hessian with spectrum linspace(mu, L)",
+                   {"dim": Param(3, "int", "dimension d >= 1", low=1),
+                    "mu": Param(0.5, "float", "smallest eigenvalue mu > 0", low=0.0, low_inclusive=False),
+                    "L": Param(2.0, "float", "largest eigenvalue L >= mu", low=0.0, low_inclusive=False)},
+                   {"tiny": {"dim": 2}}, build),)
 '''
 
 MINI_ALGORITHM = '''
@@ -126,8 +152,8 @@ def _files(root: Path, files: dict[str, str]) -> None:
 def write_mini(root: Path) -> Path:
     """The working paper ``mini`` (package ``mini_paper``) into ``root``; returns ``root``."""
     _files(root, {"mini_paper/__init__.py": MINI_INIT, "mini_paper/algorithm.py": MINI_ALGORITHM,
-                  "mini_paper/theory.py": MINI_THEORY, "mini_paper/claims.py": MINI_CLAIMS,
-                  "mini_paper/variants.py": MINI_VARIANTS})
+                  "mini_paper/theory.py": MINI_THEORY, "mini_paper/problems.py": MINI_PROBLEMS,
+                  "mini_paper/claims.py": MINI_CLAIMS, "mini_paper/variants.py": MINI_VARIANTS})
     _dist(root, "mini_paper", "mini = mini_paper:PAPER")
     return root
 

@@ -62,6 +62,10 @@ def test_list_theorems_explore_and_run_know_the_paper(installed):
                    "--rounds", "3", "--json")
     assert ran.returncode == 0, ran.stderr
     assert "mini_gd" in ran.stdout
+    family = fedrates(installed, "run", "mini_gd", "--problem", "mini_diag", "--preset", "tiny", "--gradients",
+                      "exact", "--hyper", "step=0.5", "--rounds", "40", "--json")
+    assert family.returncode == 0, family.stderr
+    assert '"mini_diag"' in family.stdout
 
 
 @pytest.fixture(scope="module")
