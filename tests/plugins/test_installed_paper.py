@@ -52,7 +52,7 @@ def test_listing_with_broken_plugins_gives_one_line_per_problem_and_keeps_every_
     assert not any(i.startswith(("badalg.", "other.", "badprefix.")) for i in ids)
 
 
-def test_list_theorems_explore_and_run_know_the_paper(installed):
+def test_list_explore_run_and_constants_know_the_paper(installed):
     listed = fedrates(installed, "list", "theorems")
     assert listed.returncode == 0 and "mini.thm1" in listed.stdout, listed.stderr
     explored = fedrates(installed, "explore", "mini.thm1", "--set", "mu=0.5", "L=2", "T=4", "B=1")
@@ -66,6 +66,11 @@ def test_list_theorems_explore_and_run_know_the_paper(installed):
                       "exact", "--hyper", "step=0.5", "--rounds", "40", "--json")
     assert family.returncode == 0, family.stderr
     assert '"mini_diag"' in family.stdout
+    constants = fedrates(installed, "constants", "mini_diag", "--preset", "tiny", "--json")
+    assert constants.returncode == 0, constants.stderr
+    values = json.loads(constants.stdout)
+    assert values["constants"]["L"]["value"] == pytest.approx(2.0)
+    assert values["constants"]["mu"]["value"] == pytest.approx(0.5)
 
 
 @pytest.fixture(scope="module")
