@@ -163,6 +163,30 @@ class BuiltClaim(Claim):
         object.__setattr__(self, "problem_params", dict(self.problem_params))
         object.__setattr__(self, "grid", {k: tuple(v) for k, v in dict(self.grid).items()})
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickled by reference when the claim is registered (``fedrates verify --jobs N`` sends claims to worker
+        processes, and a builder's fields are often lambdas, which pickle cannot send): the id and the fields that
+        differ from the registered claim (e.g. ``algorithm_override``); the worker looks the claim up in its own
+        registry. An unregistered claim is pickled field by field."""
+        try:
+            from fedrates.verify import claims
+
+            registered = claims.get(self.id)
+        except Exception:  # noqa: BLE001 - not registered (a claim being written, a test's claim)
+            registered = None
+        if registered is None or type(registered) is not type(self):
+            return super().__reduce_ex__(protocol)
+        changes = {}
+        for f in dataclasses.fields(self):
+            mine, theirs = getattr(self, f.name), getattr(registered, f.name)
+            try:
+                same = mine is theirs or bool(mine == theirs)
+            except Exception:  # noqa: BLE001 - values that cannot be compared are sent
+                same = False
+            if not same:
+                changes[f.name] = mine
+        return _registered_claim, (self.id, changes)
+
     # ---- pieces a subclass or a user may reuse ----
     def grid_for(self, profile: str) -> list[float]:
         """The grid of ``x`` for ``profile`` (the closest smaller profile's when the profile is not given)."""
@@ -424,6 +448,14 @@ class BuiltClaim(Claim):
         result, extra = check(inst, x, y)
         return self.verdict(result, conditions=conditions, seeds=seeds, constants=values, statement=statement,
                             **extra)
+
+
+def _registered_claim(claim_id: str, changes: Mapping[str, Any]) -> Claim:
+    """The registered claim ``claim_id`` with ``changes`` applied (unpickling, see :meth:`BuiltClaim.__reduce_ex__`)."""
+    from fedrates.verify import claims
+
+    claim = claims.get(claim_id)
+    return dataclasses.replace(claim, **changes) if changes else claim
 
 
 # ---- rate --------------------------------------------------------------------------------------------------------

@@ -138,6 +138,13 @@ def test_reset_sees_a_paper_installed_in_process(installed, monkeypatch):
         assert {"mini.thm1/bound", "mini.thm1/contraction"} <= set(claims.ids())
         assert "mini.gd/step-0.3" in {v.id for v in variants.all_variants()}
         assert "mini_gd" in base.names()
+        # claims go to worker processes (--jobs N) by reference: their lambdas are not pickled
+        import pickle
+
+        broken = claims.get("mini.thm1/bound").with_algorithm(base.make("mini_gd", step=0.15))
+        back = pickle.loads(pickle.dumps(broken))
+        assert back.id == "mini.thm1/bound" and back.algorithm_override == broken.algorithm_override
+        assert back.hyper is claims.get("mini.thm1/bound").hyper
     finally:
         monkeypatch.undo()
         plugins.reset()
