@@ -121,7 +121,10 @@ def instance(family: str, params: Mapping[str, Any] | None = None, batch: int = 
 class BuiltClaim(Claim):
     """What every builder shares: the instance, the algorithm's hyperparameters, the theorem and its symbols.
 
-    Attributes (besides :class:`~fedrates.verify.claims.base.Claim`'s):
+    Its fields are those of :class:`~fedrates.verify.claims.base.Claim` (``metric`` defaults to
+    ``objective_gap``, ``x`` to ``iterations``, ``why`` to ``""``) and the following.
+
+    Attributes:
         problem_params: parameters of the problem family ``problem`` (``"preset"`` selects a preset).
         hyper: the algorithm's hyperparameters, or a function ``instance -> hyperparameters`` (a step size 1/L from
             the certified constants).
