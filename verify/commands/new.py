@@ -4,11 +4,13 @@ Writes a working external paper package into PATH (default ``./ID``): a ``pyproj
 ``fedrates.papers`` entry point ``ID = "ID:PAPER"``, and the package ``ID`` with one algorithm (gradient descent on
 the clients' averaged gradient, i.e. FedAvg with one local step and exact gradients), one theorem (the linear rate
 ‖w_t − w*‖ ≤ (1 − ημ)^t ‖w_0 − w*‖ for 0 < η ≤ 1/L on a μ-strongly convex, L-smooth objective, with its
-conditions), one claim (that bound on the built-in ``quadratic`` family, with the exact constants of the instance),
-one broken variant (client gradients summed instead of averaged) and one test.  Then::
+conditions), one claim (that bound on the built-in ``quadratic`` family, a :class:`fedrates.BoundClaim` on the
+certified constants of the instance), one broken variant (client gradients averaged with equal weights instead of
+the client weights) and one test, all written with the public API (``from fedrates import ...``).  Then::
 
     pip install -e PATH
     fedrates verify --only 'ID.*' --profile quick
+    fedrates selfcheck --only 'ID_gd/*'
     pytest PATH
 
 pass as written.  ID must be a lower-case Python identifier that no installed paper uses and that does not shadow an
@@ -132,7 +134,7 @@ A paper checked by [fedrates](https://pypi.org/project/fedrates/), written by `f
     pip install -e .
     fedrates list claims | grep PAPERID
     fedrates verify --only 'PAPERID.*' --profile quick
-    fedrates selfcheck --only 'PAPERID.*'
+    fedrates selfcheck --only 'PAPERID_gd/*'
     pytest
 
 Edit `PAPERID/theory.py` (the theorem), `PAPERID/algorithms.py` (the method), `PAPERID/claims.py` (what is
@@ -140,13 +142,13 @@ checked, on which instances) and `PAPERID/variants.py` (plausible bugs the claim
 '''
 
 _INIT = '''\
-"""The paper's declaration, found by fedrates through the ``fedrates.papers`` entry point (pyproject.toml).
+\"\"\"The paper's declaration, found by fedrates through the ``fedrates.papers`` entry point (pyproject.toml).
 
-It imports nothing but :class:`fedrates.plugins.Paper`: the modules it names are imported only when a command needs
-them, so listing claims stays fast.
-"""
+It imports nothing but :class:`fedrates.Paper`: the modules it names are imported only when a command needs them,
+so listing claims stays fast.
+\"\"\"
 
-from fedrates.plugins import Paper
+from fedrates import Paper
 
 PAPER = Paper(
     id="PAPERID",
@@ -161,27 +163,27 @@ PAPER = Paper(
 '''
 
 _ALGORITHMS = '''\
-"""Gradient descent on the clients' averaged gradient (FedAvg with one local step):
+\"\"\"Gradient descent on the clients' weighted average gradient (FedAvg with one local step):
 
     w_{t+1} = w_t − η Σ_k π_k ∇f_k(w_t),
 
 π_k the client weights; every client takes part in every round.
-"""
+\"\"\"
 
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register, weighted_mean
+from fedrates import Algorithm, RoundContext, hyper, register
 
 
 @register
 @dataclass(frozen=True, kw_only=True)
 class AveragedGD(Algorithm):
-    """w_{t+1} = w_t − η Σ_k π_k ∇f_k(w_t) (see the module docstring)."""
+    \"\"\"w_{t+1} = w_t − η Σ_k π_k ∇f_k(w_t) (see the module docstring).\"\"\"
 
     name = "PAPERID_gd"
-    summary = "gradient descent on the averaged client gradient (FedAvg, one local step)"
+    summary = "gradient descent on the weighted average of the client gradients (FedAvg, one local step)"
     uses_client_streams = False  # draws nothing but through ctx.gradients
 
     step: float = hyper(1.0, "step size eta > 0", low=0.0, strict=True)
@@ -195,30 +197,30 @@ class AveragedGD(Algorithm):
         return {"x": np.array(w0, dtype=float)}
 
     def round(self, state: dict[str, np.ndarray], problem: Any, ctx: RoundContext) -> dict[str, np.ndarray]:
-        x = state["x"]
+        x = state["x"]  # (R, d): one row per seed simulated together
         m = ctx.clients.shape[1]
         grads = ctx.gradients(np.repeat(x[:, None], m, axis=1))  # (R, m, d): every client at the server point
         return {"x": x - self.step * self.direction(ctx.weights, grads)}
 
     def direction(self, weights: np.ndarray, grads: np.ndarray) -> np.ndarray:
-        """The server's descent direction: the weighted mean Σ_k π_k ∇f_k."""
-        return weighted_mean(weights, grads)
+        \"\"\"The server's descent direction Σ_k π_k ∇f_k (weights (R, m), grads (R, m, d)).\"\"\"
+        return np.einsum("rm,rmd->rd", weights, grads)
 
     def output(self, state: dict[str, np.ndarray]) -> np.ndarray:
         return state["x"]
 '''
 
 _THEORY = '''\
-"""The theorem, as data: a sympy right-hand side, what it bounds and the conditions under which it holds.
+\"\"\"The theorem, as data: a sympy right-hand side, what it bounds and the conditions under which it holds.
 
 Theorem 1.  If F = Σ_k π_k f_k is μ-strongly convex and L-smooth and 0 < η ≤ 1/L, gradient descent on F satisfies
 ‖w_t − w*‖ ≤ (1 − ημ)^t ‖w_0 − w*‖ for every t ≥ 0 (Nesterov, Lectures on Convex Optimization, 2004, Thm 2.1.15).
-"""
+\"\"\"
 
 import sympy as sp
-from fedrates.bounds.theorem import Theorem
+from fedrates import Theorem, syms
 
-eta, mu, L, t, D0 = sp.symbols("eta mu L t D0", positive=True)
+eta, mu, L, t, B = syms("eta mu L t B")
 
 THEOREM_1 = Theorem(
     id="PAPERID.thm1",
@@ -228,12 +230,12 @@ THEOREM_1 = Theorem(
     statement=r"\\|w_t - w^\\star\\| \\le (1 - \\eta\\mu)^t \\, \\|w_0 - w^\\star\\|",
     algorithms=("PAPERID_gd",),
     lhs="distance_to_optimum",
-    rhs=(1 - eta * mu) ** t * D0,
+    rhs=(1 - eta * mu) ** t * sp.sqrt(B),
     kind="explicit",
     conditions=(sp.Le(eta, 1 / L), sp.Le(mu, L)),
     assumptions=("F mu-strongly convex and L-smooth",),
     symbols={"eta": "step size", "mu": "strong convexity constant of F", "L": "smoothness constant of F",
-             "t": "rounds", "D0": "initial distance to the optimum"},
+             "t": "rounds", "B": "squared initial distance ||w_0 - w*||^2"},
     equation="Theorem 1",
 )
 
@@ -241,141 +243,89 @@ THEOREMS = (THEOREM_1,)
 '''
 
 _CLAIMS = '''\
-"""The claims: Theorem 1 checked on a federated quadratic with its exact constants."""
+\"\"\"The claims: Theorem 1 checked on a federated quadratic with its certified constants.\"\"\"
 
-from dataclasses import dataclass, field
-
-import numpy as np
-from fedrates.solvers import algorithms, problems, reference
-from fedrates.verify import checks
-from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
+from fedrates import BoundClaim
 
 from .theory import THEOREM_1
 
-#: the instance: 4 clients, d = 6, mean Hessian with spectrum exactly in [mu, L] (structure "similar")
-INSTANCE = {"structure": "similar", "clients": 4, "dim": 6, "mu": 0.1, "L": 1.0, "delta": 0.05}
-ROUNDS = 40
 
-
-def instance():
-    """The problem and its exact constants (extreme eigenvalues of the mean Hessian)."""
-    problem = problems.make("quadratic", None, **INSTANCE)
-    eig = np.linalg.eigvalsh(problem.quadratic[0])
-    return problem, {"mu": float(eig[0]), "L": float(eig[-1])}
-
-
-@dataclass(frozen=True)
-class RateBound(Claim):
-    """Theorem 1 holds round by round: measured ‖w_t − w*‖ ≤ (1 − ημ)^t ‖w_0 − w*‖ (exact gradients)."""
-
-    n_seeds: dict = field(default_factory=lambda: {"quick": 3, "standard": 5, "full": 10})
-
-    def points(self, profile: str) -> list[dict]:
-        return [{"step": 1.0, "rounds": ROUNDS, "clients": INSTANCE["clients"]}]
-
-    def simulate(self, point: dict, seeds: list[int]):
-        problem, consts = instance()
-        step = point["step"] / consts["L"]
-        alg = self.algorithm_override or algorithms.make(self.algorithm)
-        alg = type(alg)(step=step)
-        # a random start per seed, from the seed's own generator
-        w0 = np.stack([np.random.default_rng(s).standard_normal(problem.dim) for s in seeds])
-        trace = algorithms.run_batch(alg, problem, point["rounds"], seeds=seeds, gradients="exact", w0=w0)
-        d0 = trace.records.groupby("seed")["distance_to_optimum"].transform("first").to_numpy()
-
-        def bound(df):  # Theorem 1's right-hand side at every recorded round of every seed
-            return np.array([THEOREM_1.evaluate({"eta": step, **consts, "t": t, "D0": d})
-                             for t, d in zip(df["round"], d0, strict=True)])
-
-        return records_from_trace(trace.records, claim=self, point_index=0, point=point,
-                                  metrics=("distance_to_optimum",), bound=bound, problem_dim=problem.dim)
-
-    def judge(self, records, profile: str) -> dict:
-        problem, consts = instance()
-        values = {"eta": 1.0 / consts["L"], **consts}
-        conditions = evaluate_conditions(THEOREM_1, values)
-        seeds = sorted(int(s) for s in records["seed"].unique())
-        if any(c["holds"] is False for c in conditions):
-            return self.conditions_not_met(conditions, seeds, consts, THEOREM_1.statement)
-        table = records.pivot(index="seed", columns="round", values="value")
-        bound = records.pivot(index="seed", columns="round", values="bound")
-        # deterministic runs: the bound must hold for every start (the worst seed), not in the mean
-        ratio = table.to_numpy() / bound.to_numpy()
-        ratio = np.where(np.isfinite(ratio), ratio, np.inf).max(axis=0, keepdims=True)  # a diverged run fails
-        result = checks.bound_holds(ratio, np.ones(ratio.shape[1]))
-        return self.verdict(result, conditions=conditions, seeds=seeds, constants=consts,
-                            statement=THEOREM_1.statement, bound_ratio=float(np.max(ratio)),
-                            reference_gap=reference.solve(problem).gap,  # the certified optimum's own error
-                            smallest_measured=float(np.nanmin(table.to_numpy(), initial=np.inf)))
+def curvature(inst, point=None):
+    \"\"\"mu and L of F (the extreme eigenvalues of the mean Hessian) and the step eta = 1/L.\"\"\"
+    c = inst.constants
+    return {"mu": c.mu_F, "L": c.Lambda, "eta": 1.0 / c.Lambda}
 
 
 CLAIMS = (
-    RateBound(
+    BoundClaim(
         id="PAPERID.thm1.bound",
-        theorem="PAPERID.thm1",
+        theorem=THEOREM_1,
         title="Theorem 1: the linear rate, round by round",
         algorithm="PAPERID_gd",
         problem="quadratic",
-        regime="exact gradients, eta = 1/L",
-        why="the bound is the decay of the slowest eigen-direction: any slower method breaks it",
+        problem_params={"clients": 4, "dim": 6, "mu": 0.1, "L": 1.0, "weight_skew": 1.0},
+        regime="exact gradients, eta = 1/L, w_0 = 0, rounds 0..40",
+        why="the bound is the decay of the slowest eigen-direction: a slower method, or one converging elsewhere, "
+            "breaks it",
+        gradients="exact",
+        hyper=lambda inst: {"step": curvature(inst)["eta"]},
+        values=curvature,
         metric="distance_to_optimum",
         x="round",
+        grid={"quick": (0, 5, 10, 20, 40)},
+        n_seeds={"quick": 1, "standard": 1, "full": 1},  # exact gradients: every seed gives the same run
     ),
 )
 '''
 
 _VARIANTS = '''\
-"""Broken variants: plausible bugs that the claims must catch (``fedrates selfcheck`` runs them)."""
+\"\"\"Broken variants: plausible bugs that the claims must catch (``fedrates selfcheck`` runs them).\"\"\"
 
 from dataclasses import dataclass
 
 import numpy as np
-from fedrates.verify.variants import BrokenVariant
+from fedrates import BrokenVariant
 
 from .algorithms import AveragedGD
 
 
 @dataclass(frozen=True, kw_only=True)
-class SummedGD(AveragedGD):
-    """The bug: the client gradients are summed instead of averaged (a step K times too long)."""
+class UnweightedGD(AveragedGD):
+    \"\"\"The bug: the client gradients are averaged with equal weights instead of the weights π_k.\"\"\"
 
     def direction(self, weights: np.ndarray, grads: np.ndarray) -> np.ndarray:
-        return grads.sum(axis=1)
+        return grads.mean(axis=1)
 
 
 VARIANTS = (
     BrokenVariant(
-        id="PAPERID_gd/summed-gradients",
+        id="PAPERID_gd/unweighted-mean",
         target="algorithm",
-        bug="the server sums the client gradients instead of averaging them",
+        bug="the server averages the client gradients with equal weights, not with the client weights pi_k",
         claims=("PAPERID.thm1.*",),
-        apply=lambda claim: claim.with_algorithm(SummedGD()),
+        apply=lambda claim: claim.with_algorithm(UnweightedGD()),
     ),
 )
 '''
 
 _TEST = '''\
-"""The paper's own tests: the claim passes on the algorithm and fails on the broken variant."""
+\"\"\"The paper's own tests: the claim passes on the algorithm and fails on the broken variant.\"\"\"
 
-from fedrates.verify import claims
+from fedrates import check
 
+from PAPERID.claims import CLAIMS
 from PAPERID.variants import VARIANTS
 
 
-def verdict(claim, profile: str = "quick") -> str:
-    records = [claim.simulate(point, claim.seeds(profile)) for point in claim.points(profile)]
-    import pandas as pd
-
-    return claim.judge(pd.concat(records, ignore_index=True), profile)["verdict"]
-
-
 def test_the_claim_passes():
-    assert verdict(claims.get("PAPERID.thm1.bound")) == "pass"
+    for claim in CLAIMS:
+        assert check(claim)["verdict"] == "pass"
 
 
 def test_the_broken_variant_fails():
-    (variant,) = VARIANTS
-    assert verdict(variant.apply(claims.get("PAPERID.thm1.bound"))) == "fail"
+    for variant in VARIANTS:
+        for claim in CLAIMS:
+            assert check(variant.apply(claim))["verdict"] == "fail"
 '''
 
 _TEMPLATES = {
