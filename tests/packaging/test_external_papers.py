@@ -143,6 +143,7 @@ def test_example_paper_installs_verifies_and_passes_its_own_tests(tmp_path):
         "momentum_rates.hb.contraction": "pass",
         "momentum_rates.nesterov.contraction": "pass",
         "momentum_rates.hb.sqrt_kappa": "pass",
-        "momentum_rates.hb_bound.distance": "pass",
+        "momentum_rates.hb_bound.kappa10": "pass",
+        "momentum_rates.hb_bound.kappa1000": "pass",
     }
-    assert "8 passed" in _pytest(tmp_path / "src" / EXAMPLE.name, env, tmp_path)
+    assert "9 passed" in _pytest(tmp_path / "src" / EXAMPLE.name, env, tmp_path)

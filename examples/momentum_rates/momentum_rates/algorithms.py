@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from fedrates.solvers.algorithms.base import Algorithm, RoundContext, register, weighted_mean
+from fedrates import Algorithm, RoundContext, register
 
 
 def curvature(problem: Any) -> tuple[float, float]:
@@ -55,7 +55,7 @@ class _Momentum(Algorithm):
     def gradient(ctx: RoundContext, w: np.ndarray) -> np.ndarray:
         """∇F(w) = Σ_k π_k ∇f_k(w) from the K clients' gradients at the server point w (R, d)."""
         m = ctx.clients.shape[1]
-        return weighted_mean(ctx.weights, ctx.gradients(np.repeat(w[:, None], m, axis=1)))
+        return np.einsum("rm,rmd->rd", ctx.weights, ctx.gradients(np.repeat(w[:, None], m, axis=1)))
 
     def output(self, state: dict[str, Any]) -> np.ndarray:
         return state["x"]

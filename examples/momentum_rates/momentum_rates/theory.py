@@ -24,9 +24,9 @@ z_t = (e_t, e_{t−1}): z_{t+1} = T z_t with, per eigenvalue λ of Q̄, the 2 ×
 
 import sympy as sp
 
-from fedrates.bounds.theorem import Theorem
+from fedrates import Theorem, syms
 
-kappa, t, D0 = sp.symbols("kappa t D0", positive=True)
+kappa, t, B = syms("kappa t B")
 
 #: heavy ball's contraction factor (√κ − 1)/(√κ + 1)
 RHO_HB = (sp.sqrt(kappa) - 1) / (sp.sqrt(kappa) + 1)
@@ -78,11 +78,11 @@ HEAVY_BALL_BOUND = Theorem(
               r"\rho = \frac{\sqrt{\kappa} - 1}{\sqrt{\kappa} + 1}",
     algorithms=("heavy_ball",),
     lhs="distance_to_optimum",
-    rhs=(1 + (1 + RHO_HB) * t) * RHO_HB**t * D0,
+    rhs=(1 + (1 + RHO_HB) * t) * RHO_HB**t * sp.sqrt(B),
     kind="explicit",
     conditions=(sp.Ge(kappa, 1),),
     assumptions=HEAVY_BALL.assumptions + ("w_{-1} = w_0",),
-    symbols={**_KAPPA, "t": "rounds", "D0": "initial distance ||w_0 - w*||"},
+    symbols={**_KAPPA, "t": "rounds", "B": "squared initial distance ||w_0 - w*||^2"},
     equation="momentum_rates.theory",
 )
 

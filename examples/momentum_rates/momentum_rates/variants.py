@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from fedrates.verify.variants import BrokenVariant
+from fedrates import BrokenVariant
 
 from .algorithms import HeavyBall
 
