@@ -33,6 +33,9 @@ def test_api_documentation_builds_without_warnings(tmp_path):
                                    "fedrates.verify.conformance.assert_rate",
                                    "fedrates.verify.conformance.assert_bound"],
         "api/problems.html": ["fedrates.solvers.problems.Problem", "fedrates.solvers.problems.make"],
+        "api/builders.html": ["fedrates.verify.builders.BoundClaim", "fedrates.verify.builders.RateClaim",
+                              "fedrates.verify.builders.BuiltClaim.instance"],
+        "api/fedrates.html": ["fedrates.check"],
     }
     for page, names in expected.items():
         html = (out / page).read_text(encoding="utf-8")
