@@ -12,7 +12,9 @@ exact constants, algorithms), ``fedrates.bounds`` (theorems as sympy data and th
 * theorems: :class:`Theorem`, :class:`Note`, :class:`Erratum`, :data:`ERRATUM_KINDS`, :func:`sym`/:func:`syms`
   (the positive sympy symbols a theorem is written in);
 * algorithms: :class:`Algorithm`, :func:`hyper`, :func:`register`, :class:`RoundContext`;
-* problem families: :class:`Family`, :class:`Param`, :class:`Problem`;
+* problem families: :class:`Family` (declared parameters, presets, a builder ``(params, preset) -> Problem``),
+  :class:`Param`, :class:`Problem`, :class:`DenseQuadratic` (the datafit ½wᵀQ_kw − b_kᵀw + c_k; penalties in
+  :mod:`fedrates.solvers.penalties`);
 * claims: :class:`Claim` (subclass it), the builders :class:`RateClaim`, :class:`BoundClaim`, :class:`ExactClaim`,
   :class:`LimitClaim`, :class:`ContractionClaim`, :class:`ComparisonClaim`, :func:`erratum_claim` (with
   :class:`BuiltClaim` and :class:`Instance`, :mod:`fedrates.verify.builders`), :class:`BrokenVariant`;
@@ -46,6 +48,7 @@ _API: dict[str, str] = {
     "Family": "fedrates.solvers.problems._params",
     "Param": "fedrates.solvers.problems._params",
     "Problem": "fedrates.solvers.problems.base",
+    "DenseQuadratic": "fedrates.solvers.problems.datafits",
     "Claim": "fedrates.verify.claims.base",
     "BrokenVariant": "fedrates.verify.variants",
     "BuiltClaim": "fedrates.verify.builders",
@@ -67,7 +70,7 @@ _SUBPACKAGES = frozenset({"solvers", "bounds", "verify", "reports"})
 __all__ = [
     "__version__", "solvers", "bounds", "verify", "reports",
     "Paper", "Theorem", "Note", "ConditionResult", "sym", "syms", "Erratum", "ERRATUM_KINDS",
-    "Algorithm", "RoundContext", "hyper", "register", "Family", "Param", "Problem",
+    "Algorithm", "RoundContext", "hyper", "register", "Family", "Param", "Problem", "DenseQuadratic",
     "Claim", "BrokenVariant", "BuiltClaim", "Instance", "RateClaim", "BoundClaim", "ExactClaim", "LimitClaim",
     "ContractionClaim", "ComparisonClaim", "erratum_claim", "check", "assert_rate", "assert_bound",
 ]
@@ -80,6 +83,7 @@ if TYPE_CHECKING:  # the names as static type checkers and IDEs see them
     from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register
     from fedrates.solvers.problems._params import Family, Param
     from fedrates.solvers.problems.base import Problem
+    from fedrates.solvers.problems.datafits import DenseQuadratic
     from fedrates.verify import check
     from fedrates.verify.builders import (
         BoundClaim,

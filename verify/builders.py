@@ -4,7 +4,6 @@ A builder is a frozen dataclass subclass of :class:`~fedrates.verify.claims.base
 ``points``, ``simulate`` and ``judge`` for one kind of statement, on one instance of a problem family whose constants
 are certified (:mod:`fedrates.solvers.constants`, checked after judging by :mod:`fedrates.solvers.certify`):
 
-==========================  ==========================================================================================
 :class:`RateClaim`          the metric decays as ``x^p`` in a variable (fitted log–log slope, its bootstrap CI within
                             ``p ± tolerance``; :func:`fedrates.verify.checks.rate_exponent`)
 :class:`BoundClaim`         the metric stays below the theorem's explicit right-hand side at every point (one-sided
@@ -20,6 +19,21 @@ are certified (:mod:`fedrates.solvers.constants`, checked after judging by :mod:
 :func:`erratum_claim`       any of the above whose check tests an erratum's prediction: the reproduced failure is the
                             verdict ``erratum``, a check that passes is a ``fail``
 ==========================  ==========================================================================================
+=======
+* :class:`RateClaim` — the metric decays as ``x^p`` in a variable (fitted log–log slope, its bootstrap CI within
+  ``p ± tolerance``; :func:`fedrates.verify.checks.rate_exponent`);
+* :class:`BoundClaim` — the metric stays below the theorem's explicit right-hand side at every point (one-sided
+  confidence bound; the verdict carries the slack bound/measured);
+* :class:`ExactClaim` — the Monte-Carlo mean equals a closed form at every point (two-sided, family-wise
+  confidence; :func:`fedrates.verify.checks.exact_expectation`);
+* :class:`LimitClaim` — an exact-gradient run reaches the certified optimum, or a stated fixed point, to a relative
+  accuracy ``fraction``;
+* :class:`ContractionClaim` — the worst per-round factor ``e_{r+1}/e_r`` of an exact-gradient run is at most the
+  theorem's contraction factor (and, when ``sharp``, within ``tolerance`` of it);
+* :class:`ComparisonClaim` — the claim's algorithm reaches a lower metric than ``other`` at equal rounds, paired over
+  common seeds (one-sided);
+* :func:`erratum_claim` — any of the above whose check tests an erratum's prediction: the reproduced failure is the
+  verdict ``erratum``, a check that passes is a ``fail``.
 
 Every builder carries its regime (the claim's ``regime`` text), its tolerance, the theorem's conditions evaluated on
 the certified constants of the instance (a condition that fails gives ``conditions-not-met``, never a pass), a
@@ -166,6 +180,30 @@ class BuiltClaim(Claim):
             raise ValueError(f"claim {self.id}: gradients must be 'stochastic' or 'exact', got {self.gradients!r}")
         object.__setattr__(self, "problem_params", dict(self.problem_params))
         object.__setattr__(self, "grid", {k: tuple(v) for k, v in dict(self.grid).items()})
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickled by reference when the claim is registered (``fedrates verify --jobs N`` sends claims to worker
+        processes, and a builder's fields are often lambdas, which pickle cannot send): the id and the fields that
+        differ from the registered claim (e.g. ``algorithm_override``); the worker looks the claim up in its own
+        registry. An unregistered claim is pickled field by field."""
+        try:
+            from fedrates.verify import claims
+
+            registered = claims.get(self.id)
+        except Exception:  # noqa: BLE001 - not registered (a claim being written, a test's claim)
+            registered = None
+        if registered is None or type(registered) is not type(self):
+            return super().__reduce_ex__(protocol)
+        changes = {}
+        for f in dataclasses.fields(self):
+            mine, theirs = getattr(self, f.name), getattr(registered, f.name)
+            try:
+                same = mine is theirs or bool(mine == theirs)
+            except Exception:  # noqa: BLE001 - values that cannot be compared are sent
+                same = False
+            if not same:
+                changes[f.name] = mine
+        return _registered_claim, (self.id, changes)
 
     # ---- pieces a subclass or a user may reuse ----
     def grid_for(self, profile: str) -> list[float]:
@@ -404,6 +442,7 @@ class BuiltClaim(Claim):
         return x, y, seeds
 
     def _point_of(self, value: float) -> dict[str, Any]:
+        value = int(value) if float(value).is_integer() else float(value)  # as the grid gave it (4, not 4.0)
         col = self._x_column()
         return {col: value} if col in TIME_VARIABLES else {self.x: value}
 
@@ -427,6 +466,14 @@ class BuiltClaim(Claim):
         result, extra = check(inst, x, y)
         return self.verdict(result, conditions=conditions, seeds=seeds, constants=values, statement=statement,
                             **extra)
+
+
+def _registered_claim(claim_id: str, changes: Mapping[str, Any]) -> Claim:
+    """The registered claim ``claim_id`` with ``changes`` applied (unpickling, see :meth:`BuiltClaim.__reduce_ex__`)."""
+    from fedrates.verify import claims
+
+    claim = claims.get(claim_id)
+    return dataclasses.replace(claim, **changes) if changes else claim
 
 
 # ---- rate --------------------------------------------------------------------------------------------------------
