@@ -4,22 +4,6 @@ A builder is a frozen dataclass subclass of :class:`~fedrates.verify.claims.base
 ``points``, ``simulate`` and ``judge`` for one kind of statement, on one instance of a problem family whose constants
 are certified (:mod:`fedrates.solvers.constants`, checked after judging by :mod:`fedrates.solvers.certify`):
 
-:class:`RateClaim`          the metric decays as ``x^p`` in a variable (fitted log–log slope, its bootstrap CI within
-                            ``p ± tolerance``; :func:`fedrates.verify.checks.rate_exponent`)
-:class:`BoundClaim`         the metric stays below the theorem's explicit right-hand side at every point (one-sided
-                            confidence bound; the verdict carries the slack bound/measured)
-:class:`ExactClaim`         the Monte-Carlo mean equals a closed form at every point (two-sided, family-wise
-                            confidence; :func:`fedrates.verify.checks.exact_expectation`)
-:class:`LimitClaim`         an exact-gradient run reaches the certified optimum, or a stated fixed point, to a relative
-                            accuracy ``fraction``
-:class:`ContractionClaim`   the worst per-round factor ``e_{r+1}/e_r`` of an exact-gradient run is at most the
-                            theorem's contraction factor (and, when ``sharp``, within ``tolerance`` of it)
-:class:`ComparisonClaim`    the claim's algorithm reaches a lower metric than ``other`` at equal rounds, paired over
-                            common seeds (one-sided)
-:func:`erratum_claim`       any of the above whose check tests an erratum's prediction: the reproduced failure is the
-                            verdict ``erratum``, a check that passes is a ``fail``
-==========================  ==========================================================================================
-=======
 * :class:`RateClaim` — the metric decays as ``x^p`` in a variable (fitted log–log slope, its bootstrap CI within
   ``p ± tolerance``; :func:`fedrates.verify.checks.rate_exponent`);
 * :class:`BoundClaim` — the metric stays below the theorem's explicit right-hand side at every point (one-sided
