@@ -43,12 +43,12 @@ def _run(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 600) 
     return subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
-def _ruff(path: Path) -> None:
-    ruff = shutil.which("ruff")
-    if ruff is None:  # the test extra installs ruff; without it the style check alone is skipped
-        return
-    proc = subprocess.run([ruff, "check", "--no-cache", str(path)], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+def _ruff() -> list[str] | None:
+    """The ruff command (the test extra installs it), or None."""
+    if importlib.util.find_spec("ruff") is not None:
+        return [sys.executable, "-m", "ruff"]
+    found = shutil.which("ruff")
+    return [found] if found else None
 
 
 def _install(source: Path, tmp_path: Path) -> dict[str, str]:
@@ -110,6 +110,10 @@ def test_new_refuses_a_non_empty_directory_and_writes_into_an_empty_one(tmp_path
     err = capsys.readouterr().err
     assert "exists and is not empty" in err and err.count("\n") == 1
     assert sorted(p.name for p in full.iterdir()) == ["notes.txt"]
+    a_file = tmp_path / "a_file"
+    a_file.write_text("mine")
+    assert main(["new", "fresh_paper", "--dir", str(a_file)]) == 2
+    assert "is not a directory" in capsys.readouterr().err
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["new", "fresh_paper", "--dir", str(empty)]) == 0
@@ -119,12 +123,22 @@ def test_new_refuses_a_non_empty_directory_and_writes_into_an_empty_one(tmp_path
     assert 'fresh_paper = "fresh_paper:PAPER"' in (empty / "pyproject.toml").read_text()
 
 
+@pytest.mark.skipif(_ruff() is None, reason="ruff is not installed (it is in the test extra)")
+def test_generated_package_and_example_are_ruff_clean(tmp_path):
+    """With their own configuration: the generated package's pyproject, the repository's for the example."""
+    package = tmp_path / "a_paper_with_a_rather_long_identifier_name"  # long ids must not make long lines
+    assert main(["new", package.name, "--dir", str(package)]) == 0
+    for path, cwd in ((package, package), (EXAMPLE, ROOT)):
+        proc = subprocess.run([*_ruff(), "check", "--no-cache", str(path)], cwd=cwd, capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_new_package_installs_verifies_and_passes_its_own_tests(tmp_path):
     """The round trip a user makes: fedrates new, pip install, fedrates verify, pytest."""
     paper_id = "scaffold_round_trip"
     package = tmp_path / "new" / paper_id
     assert main(["new", paper_id, "--dir", str(package)]) == 0
-    _ruff(package)
     env = _install(package, tmp_path)
     verdicts = _verify(paper_id, env, tmp_path)
     assert [(v["claim"], v["verdict"]) for v in verdicts] == [(f"{paper_id}.thm1.bound", "pass")]
@@ -136,7 +150,6 @@ def test_new_package_installs_verifies_and_passes_its_own_tests(tmp_path):
 
 # ---- the example paper ---------------------------------------------------------------------------------------
 def test_example_paper_installs_verifies_and_passes_its_own_tests(tmp_path):
-    _ruff(EXAMPLE)
     env = _install(EXAMPLE, tmp_path)
     verdicts = _verify("momentum_rates", env, tmp_path)
     assert {v["claim"]: v["verdict"] for v in verdicts} == {

@@ -89,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
                      f"next:\n"
                      f"  pip install -e {directory}\n"
                      f"  fedrates verify --only '{pid}.*' --profile quick\n"
+                     f"  fedrates selfcheck --only '{pid}_gd/*'\n"
                      f"  pytest {directory}\n")
     return 0
 
