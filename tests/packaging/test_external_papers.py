@@ -76,7 +76,10 @@ def _verify(paper_id: str, env: dict[str, str], tmp_path: Path) -> list[dict]:
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     document = json.loads(proc.stdout)
     verdicts = document["verdicts"] if isinstance(document, dict) else document
-    return [v for v in verdicts if str(v.get("claim", "")).startswith(f"{paper_id}.")]
+    mine = [v for v in verdicts if str(v.get("claim", "")).startswith(f"{paper_id}.")]
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert all(v["claim"] in report for v in mine), "the report leaves out a claim of the installed paper"
+    return mine
 
 
 def _pytest(path: Path, env: dict[str, str], tmp_path: Path) -> str:
