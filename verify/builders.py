@@ -121,7 +121,8 @@ def instance(family: str, params: Mapping[str, Any] | None = None, batch: int = 
 class BuiltClaim(Claim):
     """What every builder shares: the instance, the algorithm's hyperparameters, the theorem and its symbols.
 
-    Its attributes besides those of :class:`~fedrates.verify.claims.base.Claim`:
+    Its fields are those of :class:`~fedrates.verify.claims.base.Claim` (``metric`` defaults to
+    ``objective_gap``, ``x`` to ``iterations``, ``why`` to ``""``) and the following.
 
     Attributes:
         problem_params: parameters of the problem family ``problem`` (``"preset"`` selects a preset).
@@ -216,12 +217,12 @@ class BuiltClaim(Claim):
         """The instance of the claim's problem at ``point`` (the point's problem parameters override
         ``problem_params``), with constants at the algorithm's batch size."""
         params = {**self.problem_params, **self._problem_overrides(point or {})}
-        hyper = self._static_hyper()
-        batch = int(hyper.get("batch", 1)) if self.gradients == "stochastic" else 1
-        return instance(self.problem, params, batch)
-
-    def _static_hyper(self) -> dict[str, Any]:
-        return dict(self.hyper) if isinstance(self.hyper, Mapping) else {}
+        base = instance(self.problem, params, 1)
+        if self.gradients == "exact":
+            return base
+        # σ² at the minibatch size the claim declares (the registered default when it declares none)
+        batch = int(self._declared(base, point).get("batch", 1))
+        return base if batch == 1 else instance(self.problem, params, batch)
 
     def hyperparameters(self, inst: Instance, point: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The algorithm's hyperparameters on ``inst`` at ``point`` (a point's key naming a hyperparameter sets
@@ -523,13 +524,15 @@ class BoundClaim(BuiltClaim):
 # ---- exact expectation -------------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class ExactClaim(BuiltClaim):
-    """E[metric] = expected(instance, values) at every point, two-sided (too good fails as well as too bad).
+    """E[metric] = expected(instance, context) at every point, two-sided (too good fails as well as too bad).
 
-    ``expected`` is the closed form, computed independently of the algorithm's code; ``sd`` (optional) the exact
-    standard deviation of one sample. The Monte-Carlo mean must lie within ``expected ± z·sd/√S`` at family-wise
-    confidence :data:`tolerances.EXACT_CONFIDENCE` (Bonferroni over the points), with a half-width at most
-    :data:`tolerances.EXACT_RESOLUTION` of the value (:func:`fedrates.verify.checks.exact_expectation`). The
-    metric is measured exactly (no reference is involved when it is not relative to the optimum).
+    ``expected(instance, context)`` is the closed form, computed independently of the algorithm's code, with
+    ``context`` the claim's declared hyperparameters (completed with the registered algorithm's defaults — never
+    those of a substituted, broken algorithm) and the point (``round`` and ``iterations``, or ``x``); ``sd``
+    (optional, same arguments) is the exact standard deviation of one sample. The Monte-Carlo mean must lie within
+    ``expected ± z·sd/√S`` at family-wise confidence :data:`tolerances.EXACT_CONFIDENCE` (Bonferroni over the
+    points), with a half-width at most :data:`tolerances.EXACT_RESOLUTION` of the value
+    (:func:`fedrates.verify.checks.exact_expectation`). The margin is that resolution.
     """
 
     expected: Callable[[Instance, Mapping[str, Any]], float]

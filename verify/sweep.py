@@ -386,22 +386,30 @@ def owned(frame: pd.DataFrame, claim: Claim) -> pd.DataFrame:
 
     if len(frame) and not {"metric", "value"} <= set(frame.columns):
         frame = as_long(frame)
-    frame = frame.copy()
-    frame["claim"] = claim.id
+    copied = False
+
+    def writable() -> pd.DataFrame:  # copy once, and only when something changes (records can be large)
+        nonlocal frame, copied
+        if not copied:
+            frame, copied = frame.copy(), True
+        return frame
+
+    if "claim" not in frame.columns or not (frame["claim"] == claim.id).all():
+        writable()["claim"] = claim.id
     for column in ("theorem", "algorithm", "problem"):
         value = str(getattr(claim, column, "") or "")
         if column not in frame.columns:
-            frame[column] = value
+            writable()[column] = value
         else:
             empty = frame[column].isna() | (frame[column].astype(str) == "")
             if empty.any():
-                frame[column] = frame[column].where(~empty, value)
+                writable()[column] = frame[column].where(~empty, value)
     # required columns a claim did not write (wide run_batch records): neutral values, so that the run's records can
     # still be written (point 0, sizes 0, bound NaN, params "")
     defaults = {"str": "", "int": 0, "float": float("nan"), "bool": False}
     for column, spec in COLUMNS.items():
         if column not in frame.columns:
-            frame[column] = defaults[spec.kind]
+            writable()[column] = defaults[spec.kind]
     return frame
 
 

@@ -302,3 +302,14 @@ def test_assert_rate_takes_the_exponent_from_a_theorem_object(fedrates_records):
     faster = dataclasses.replace(SGD, id="t.sgd2", rhs=1 / T**2)
     with pytest.raises(RateAssertionError, match="t.sgd2: rate in iterations"):
         assert_rate(records, "iterations", faster, metric="objective_gap")
+
+
+def test_constants_are_taken_at_the_declared_minibatch_size():
+    """σ² of the conditions and bounds is the run's: at the declared batch, else the algorithm's default (10)."""
+    declared = dataclasses.replace(COMPARISON, hyper={"step": 0.25, "batch": 4})
+    default = dataclasses.replace(COMPARISON, hyper={"step": 0.25})
+    assert declared.instance().constants.batch == 4
+    assert default.instance().constants.batch == make("fedavg").batch == 10
+    assert dataclasses.replace(LIMIT).instance().constants.batch == 1  # exact gradients
+    ratio = default.instance().constants.sigma2 / declared.instance().constants.sigma2
+    assert ratio == pytest.approx(4 / 10)

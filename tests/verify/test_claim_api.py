@@ -86,3 +86,28 @@ def test_records_without_the_claim_id_are_shown_in_the_report(tmp_path: Path, re
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "No records were stored for this claim" not in html
     assert verdict["plot"] is not None
+
+
+def test_selfcheck_reports_a_judge_not_returning_self_verdict_as_error():
+    from fedrates.verify.commands.selfcheck import _judge
+
+    out = _judge(external(judge_returns="dict"), "quick", 0)
+    assert out["verdict"] == "error"
+    assert out["message"] == "judge of mine.c1 returned a plain dict (message, verdict), expected self.verdict(...)"
+
+
+def _own_values(inst, point):
+    return {}
+
+
+def test_the_cache_key_covers_the_modules_of_a_claim_s_functions():
+    import dataclasses
+
+    from fedrates.verify import builders, records
+    from fedrates.verify.sweep import code_version
+
+    claim = builders.LimitClaim(id="mine.limit", theorem="mine.thm1", title="t", algorithm="fedavg",
+                                problem="quadratic", regime="r", rounds=5, values=_own_values)
+    other = dataclasses.replace(claim, values=records.empty_records)  # same claim, function of another module
+    assert code_version(claim) != code_version(other)
+    assert code_version(claim) == code_version(dataclasses.replace(claim, rounds=6))

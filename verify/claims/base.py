@@ -51,6 +51,10 @@ class Claim:
     * ``regime`` — where the sweep sits and why the statement is testable there; ``why`` — what the check shows;
     * ``metric`` — the measured record metric; ``x`` — the record column swept (the figure's horizontal axis);
     * ``n_seeds``, ``budget``, ``erratum``, ``informational``, ``reference_free`` — see below.
+
+    ``fedrates verify --jobs N`` sends claims to worker processes by pickling them: a subclass's fields must be
+    picklable (module-level functions, not lambdas), except for the builders, which registered claims send by
+    reference (:meth:`fedrates.verify.builders.BuiltClaim.__reduce_ex__`).
     """
 
     id: str
