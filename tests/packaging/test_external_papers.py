@@ -162,4 +162,4 @@ def test_example_paper_installs_verifies_and_passes_its_own_tests(tmp_path):
         "momentum_rates.hb_bound.kappa10": "pass",
         "momentum_rates.hb_bound.kappa1000": "pass",
     }
-    assert "11 passed" in _pytest(tmp_path / "src" / EXAMPLE.name, env, tmp_path)
+    assert "13 passed" in _pytest(tmp_path / "src" / EXAMPLE.name, env, tmp_path)

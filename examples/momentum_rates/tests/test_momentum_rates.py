@@ -38,3 +38,18 @@ def test_every_broken_variant_fails_every_claim_it_names(variant):
     assert named, f"{variant.id} names no claim of the paper"
     for claim_id in named:
         assert check(variant.apply(CLAIMS[claim_id]))["verdict"] == "fail", claim_id
+
+
+@pytest.mark.parametrize("kappa", [10.0, 1000.0])
+def test_the_bound_constant_is_attained_on_the_eigen_direction_of_L(kappa):
+    """From e_0 on the eigenvector of λ = L (and e_{−1} = e_0), heavy ball gives e_t = (−ρ)^t (1 + (1 + ρ)t) e_0:
+    the bound of :data:`HEAVY_BALL_BOUND` holds with equality, so its constant cannot be lowered."""
+    from momentum_rates.theory import HEAVY_BALL_BOUND
+
+    Q = np.diag(np.geomspace(1.0 / kappa, 1.0, 5))
+    step, momentum = HeavyBall().coefficients(1.0 / kappa, 1.0)
+    x = prev = np.eye(5)[-1]
+    for t in range(1, 60):
+        x, prev = x - step * Q @ x + momentum * (x - prev), x
+        bound = HEAVY_BALL_BOUND.evaluate({"kappa": kappa, "t": t, "B": 1.0})
+        assert np.linalg.norm(x) == pytest.approx(bound, rel=1e-9)
