@@ -138,6 +138,9 @@ def test_reset_sees_a_paper_installed_in_process(installed, monkeypatch):
         assert {"mini.thm1/bound", "mini.thm1/contraction"} <= set(claims.ids())
         assert "mini.gd/step-0.3" in {v.id for v in variants.all_variants()}
         assert "mini_gd" in base.names()
+        from fedrates.solvers import problems
+
+        assert "mini_diag" in problems.names()
         # claims go to worker processes (--jobs N) by reference: their lambdas are not pickled
         import pickle
 
@@ -149,6 +152,9 @@ def test_reset_sees_a_paper_installed_in_process(installed, monkeypatch):
         monkeypatch.undo()
         plugins.reset()
         base._REGISTRY.pop("mini_gd", None)
+        from fedrates.solvers import problems
+
+        problems.FAMILIES.pop("mini_diag", None)  # other tests of this process list every family
         for name in [m for m in sys.modules if m == "mini_paper" or m.startswith("mini_paper.")]:
             del sys.modules[name]
-    assert "mini" not in plugins.ids() and set(claims.ids()) == before
+    assert "mini" not in plugins.ids() and set(claims.ids()) == before and "mini_diag" not in problems.names()
