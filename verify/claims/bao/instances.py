@@ -23,7 +23,6 @@ __all__ = ["COMPOSITE", "IDENTICAL", "LASSO", "POP_LASSO", "POP_TRACE", "QUAD", 
 
 
 # ---- problems and references (cached per process) ------------------------------------------------------------------
-
 @observed_cache
 def _problem(family: str, params_json: str, weights_json: str) -> Any:
     from fedrates.solvers import problems
