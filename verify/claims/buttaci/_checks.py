@@ -70,6 +70,12 @@ def _fail_if_empty(records: pd.DataFrame) -> CheckResult | None:
     return None
 
 
+def _no_records(claim: Claim, records: pd.DataFrame, seeds: list[int]) -> dict | None:
+    """The ``fail`` verdict of a claim whose run produced no records (no conditions, no constants); None otherwise."""
+    empty = _fail_if_empty(records)
+    return None if empty is None else claim.verdict(empty, conditions=[], seeds=seeds, constants={})
+
+
 def _params(point: dict) -> dict:
     keys = ("preset", "message", "sigma", "mu", "curvature_shift", "clients")
     return {k: point[k] for k in keys if k in point}

@@ -25,7 +25,13 @@ from fedrates.verify import margins as mg
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim
 from fedrates.verify.claims.buttaci import instances as runs
-from fedrates.verify.claims.buttaci._checks import _algorithm, _fail_if_empty, _metric, _rows, _seeds
+from fedrates.verify.claims.buttaci._checks import (
+    _algorithm,
+    _metric,
+    _no_records,
+    _rows,
+    _seeds,
+)
 from fedrates.verify.claims.buttaci.exact.contraction import _mu_mode_multiplier
 from fedrates.verify.claims.buttaci.instances import CLUSTER_REGIME as _CLUSTER_REGIME
 from fedrates.verify.claims.buttaci.instances import COMMON, _start
@@ -108,9 +114,8 @@ class Speedup(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         sp_ = _metric(records, "speedup").set_index("point")
         ex = _metric(records, "speedup_exact_level").set_index("point")
         cases = self._cases()

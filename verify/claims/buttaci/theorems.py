@@ -38,6 +38,7 @@ from fedrates.verify.claims.buttaci._checks import (
     _algorithm,
     _fail_if_empty,
     _metric,
+    _no_records,
     _params,
     _rows,
     _seeds,
@@ -339,9 +340,8 @@ class Corollary1(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         sym = records[records["metric"].str.startswith("symbolic")]
         sym_bad = sym[sym["value"] != 0]["metric"].tolist()
         avg = _metric(records, "grad_norm_sq_avg").sort_values("round")
@@ -552,9 +552,8 @@ class BetaFloor(Claim):
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         problem, _, consts = runs.instance(_BETA_FLOOR_INSTANCE)
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         err = _metric(records, "limit_error").set_index("point")["value"]
         lim = _metric(records, "limit_gap").set_index("point")
         gaps, floors = lim["value"], lim["bound"]
@@ -668,9 +667,8 @@ class EpsComplexity(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         get = {r.metric: r.value for r in records.itertuples()}
         sym_bad = [k for k in ("symbolic:tight-constants-violations", "symbolic:fedprox-alpha-terms-vanish-at-0",
                                "symbolic:thm2-alpha-terms-vanish-at-0") if get.get(k, 1.0) != 0]

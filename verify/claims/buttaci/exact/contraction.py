@@ -25,6 +25,7 @@ from fedrates.verify.claims.buttaci._checks import (
     _algorithm,
     _fail_if_empty,
     _metric,
+    _no_records,
     _params,
     _rows,
     _seeds,
@@ -204,9 +205,8 @@ class MeanMultiplier(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         table = records.pivot_table(index="seed", columns=["point", "metric", "round"], values="value",
                                     aggfunc="last")
         expected = records.groupby(["point", "metric", "round"])["bound"].first().reindex(table.columns)
@@ -287,9 +287,8 @@ class Stability(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         err = _metric(records, "component_error")["value"].to_numpy()
         worst = float(np.max(np.where(np.isfinite(err), err, np.inf)))
         by = {m: _metric(records, m).set_index("point")["value"] for m in ("critical_step", "growth",
@@ -439,9 +438,8 @@ class Eq9Ordering(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         get = {r.metric: (r.value, r.bound) for r in records.itertuples()}
         sym_bad = [k for k, (v, _) in get.items()
                    if (k.startswith("symbolic") or k.endswith("-violations")) and v]
@@ -534,9 +532,8 @@ class RoundMap(Claim):
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         problem, _, consts = runs.instance(LEMMA1_INSTANCE)
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         err = _metric(records, "trajectory_error")
         worst = float(err["value"].max())
         bias = _metric(records, "bias").set_index("point")["value"]
@@ -661,9 +658,8 @@ class Deviation(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         worst = records.groupby("metric")["value"].max()
         measured = "; ".join(f"max {k.split('_')[0]} lhs/rhs = {v:.3g}" for k, v in worst.items())
         bad = [k for k, v in worst.items() if not v <= 1 + 1e-9]

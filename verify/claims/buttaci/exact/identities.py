@@ -20,8 +20,8 @@ from fedrates.verify.claims.buttaci import instances as runs
 from fedrates.verify.claims.buttaci._checks import (
     CONTROL_MIN,
     _algorithm,
-    _fail_if_empty,
     _metric,
+    _no_records,
     _params,
     _rows,
     _seeds,
@@ -122,9 +122,8 @@ class GraphInvariants(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         worst = records.loc[records["value"].idxmax()]
         bad = records[~(records["value"] <= GRAPH_TOL)]
         cases = sorted(set(records["point"]))
@@ -179,9 +178,8 @@ class Lemma1Identity(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         resid = _metric(records, "lemma1_residual")["value"].to_numpy()
         control = _metric(records, "uniform_weights_control").groupby("point")["value"].max()
         worst = float(np.max(resid)) if resid.size else np.inf
@@ -264,9 +262,8 @@ class Reductions(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         control = _metric(records, "graph_control")["value"]
         worst = _metric(records, "trajectory_difference").groupby("point")["value"].max()
         measured = "; ".join(f"{self.cases[int(i)]}: {v:.3g}" for i, v in worst.items())
@@ -349,9 +346,8 @@ class ReturnedPoint(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         worst = records.groupby(["point", "metric"])["value"].max()
         names = [c[0] for c in self.cases]
         measured = "; ".join(f"{names[int(pt)]} {m.split('_')[0]}: {v:.3g}" for (pt, m), v in worst.items())
@@ -453,9 +449,8 @@ class Constants(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds(records)
-        empty = _fail_if_empty(records)
-        if empty:
-            return self.verdict(empty, conditions=[], seeds=seeds, constants={})
+        if (empty := _no_records(self, records, seeds)) is not None:
+            return empty
         rel = records[records["metric"].str.startswith("rel:")]
         ctl = records[records["metric"].str.startswith("control:")]
         worst = rel.loc[rel["value"].idxmax()]
