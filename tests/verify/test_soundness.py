@@ -180,9 +180,9 @@ def _comparison_records(claim, means: dict[str, float], seeds: int = 8, spread: 
 
 
 def test_erratum_comparison_predicts_the_reversal_and_can_fail():
-    from fedrates.verify.claims.bao.experiments import FIGURE_CLAIMS
+    from fedrates.verify.claims.bao.errata import FIGURE_ERRATA
 
-    claim = next(c for c in FIGURE_CLAIMS if c.id == "bao.fig1/comparison-analysed")
+    claim = next(c for c in FIGURE_ERRATA if c.id == "bao.fig1/comparison-analysed")
     assert claim.erratum
     reversed_order = {"fast_fedda": 7.0, "c_fedda": 13.0, "mc_fedda": 13.0, "fedda": 4.0, "fedmid": 4.0}
     paper_order = {"fast_fedda": 2.0, "c_fedda": 2.5, "mc_fedda": 2.2, "fedda": 4.0, "fedmid": 4.0}
