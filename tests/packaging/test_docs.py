@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.skipif(importlib.util.find_spec("sphinx") is None,
                     reason="sphinx is not installed (it is in the test extra: pip install -e '.[test]')")
+@pytest.mark.integration
 def test_api_documentation_builds_without_warnings(tmp_path):
     out = tmp_path / "html"
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",

@@ -137,6 +137,7 @@ def test_generated_package_and_example_are_ruff_clean(tmp_path):
         assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.integration
 def test_new_package_installs_verifies_and_passes_its_own_tests(tmp_path):
     """The round trip a user makes: fedrates new, pip install, fedrates verify, pytest."""
     paper_id = "scaffold_round_trip"
@@ -152,6 +153,7 @@ def test_new_package_installs_verifies_and_passes_its_own_tests(tmp_path):
 
 
 # ---- the example paper ---------------------------------------------------------------------------------------
+@pytest.mark.integration
 def test_example_paper_installs_verifies_and_passes_its_own_tests(tmp_path):
     env = _install(EXAMPLE, tmp_path)
     verdicts = _verify("momentum_rates", env, tmp_path)
