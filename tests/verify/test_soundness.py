@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _seeds import base_seeds
 
 from fedrates.solvers.algorithms.fast_fedda import FastFedDA
 from fedrates.solvers.penalties import project_ball
@@ -75,7 +76,7 @@ def broken(claim_id, variant):
     return claim.with_algorithm(alg)
 
 
-@pytest.mark.parametrize("base_seed", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("base_seed", base_seeds([0, 1, 2, 3, 4]))
 def test_correct_fast_fedda_passes_the_rate_claim(base_seed):
     v = verdict(get("bao.thm2.1/rate-T"), base_seed)
     assert v["verdict"] == "pass", v["message"]
