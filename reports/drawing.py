@@ -14,7 +14,7 @@ the sweep runs there and the figures are drawn on this machine.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, wait
 from pathlib import Path
 from typing import Any
 
@@ -94,10 +94,13 @@ def draw_missing(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], c
             nonlocal drawn
             drawn += sum(1 for f in done if f.exception() is None)
 
-        for kind, rows, paper, verdict, digests in tasks:
-            if len(in_flight) >= 2 * workers:
-                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                settle(done)
-            in_flight.add(pool.submit(_draw, kind, rows, paper, dict(verdict), digests, str(cache)))
+        try:
+            for kind, rows, paper, verdict, digests in tasks:
+                if len(in_flight) >= 2 * workers:
+                    done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                    settle(done)
+                in_flight.add(pool.submit(_draw, kind, rows, paper, dict(verdict), digests, str(cache)))
+        except BrokenExecutor:  # a worker died (e.g. out of memory): the reports draw the rest themselves
+            pass
         settle(wait(in_flight).done)
     return drawn

@@ -50,3 +50,23 @@ def test_verdict_key_is_the_stored_verdict() -> None:
     assert page_digest(rows, rows.iloc[0:0], later) != page_digest(rows, rows.iloc[0:0], judged)  # the page does
     assert figure_digest(rows, dict(judged, verdict="fail")) != figure_digest(rows, judged)
     assert figure_digest(rows, judged, "paper") != figure_digest(rows, judged)
+
+
+def _die(*args) -> None:
+    import os
+
+    os._exit(3)  # a worker that dies (as one killed for memory would)
+
+
+def test_a_dead_worker_leaves_the_figures_to_the_report(tmp_path, monkeypatch) -> None:
+    from fedrates.reports import drawing, html
+
+    claims = ["t/a", "t/b", "t/c", "t/d", "t/e"]
+    records = pd.concat([_rows().assign(claim=c, metric="objective_gap", point=[0, 1, 2], bound=1.0)
+                         for c in claims], ignore_index=True)
+    verdicts = [{"claim": c, "verdict": "pass", "x": "iterations", "metric": "objective_gap"} for c in claims]
+    monkeypatch.setattr(drawing, "_draw", _die)
+    assert drawing.draw_missing(records, verdicts, tmp_path, jobs=2, with_pdf=False) == 0  # no exception
+    assert len(drawing.missing(records, verdicts, tmp_path, with_pdf=False)) == len(claims)
+    page = html.render_html_string(records, verdicts, {}, [], cache=tmp_path)
+    assert page.count("<svg") == len(claims) and "Figure unavailable" not in page
