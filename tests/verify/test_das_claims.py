@@ -14,7 +14,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from fedrates.verify.claims.das import theorems as das
+from fedrates.verify.claims.das.theorems import bounds as das
 from fedrates.verify.sweep import run_claims
 
 CLAIMS = {c.id: c for c in das.CLAIMS}

@@ -13,9 +13,9 @@ import pytest
 
 from fedrates.verify.claims.das import errata as das_errata
 from fedrates.verify.claims.das import experiments as das_figures
-from fedrates.verify.claims.das import privacy as das_privacy
-from fedrates.verify.claims.das import sampling as das_sampling
-from fedrates.verify.claims.das import theorems as das
+from fedrates.verify.claims.das.exact import sampling as das_sampling
+from fedrates.verify.claims.das.theorems import bounds as das
+from fedrates.verify.claims.das.theorems import privacy as das_privacy
 from fedrates.verify.sweep import run_claims
 
 MODULES = (das_privacy, das_sampling, das_errata, das_figures)

@@ -134,7 +134,7 @@ def test_bound_estimated_along_the_run_widens_the_ratio_interval() -> None:
 def test_targets_share_the_claims_instances() -> None:
     """The Das et al. target's instance is the claims module's cached instance (same object: no duplicate builder),
     and its symbol values are the exact constants of that instance."""
-    from fedrates.verify.claims.das import theorems as das
+    from fedrates.verify.claims.das.theorems import bounds as das
 
     target = falsify.target_for("das.thm5")
     x = {d.name: d.from_unit(0.5) for d in target.space}
@@ -155,7 +155,7 @@ def test_das_measurement_agrees_with_the_theorem5_claim() -> None:
     """At the claims' TIGHT instance and first any-eta configuration, the target's per-seed mixture and per-seed rhs
     equal those of the das.thm5/any-eta claim (MixtureBound) on the same seeds."""
     from fedrates.bounds import catalog
-    from fedrates.verify.claims.das import theorems as das
+    from fedrates.verify.claims.das.theorems import bounds as das
 
     cfg = {"eta": 0.05, "K": 40, "E": 4, "C": 4.0, "sigma": 0.5}
     inst = das.instance(das.TIGHT)

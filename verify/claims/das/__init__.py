@@ -11,8 +11,9 @@ PAPER = Paper(
     package=__name__,
     theorems=("fedrates.bounds.catalog.das",),
     algorithms=("fedrates.solvers.algorithms.dp_fedavg_clip", "fedrates.solvers.algorithms.dp_normfedavg"),
-    claims=(".theorems", ".privacy", ".sampling", ".errata", ".experiments", ".bounds"),
-    variants=(".theorems", ".sampling"),
+    claims=(".theorems.bounds", ".theorems.privacy", ".exact.sampling", ".errata", ".experiments",
+            ".theorems.heterogeneity"),
+    variants=(".theorems.bounds", ".exact.sampling"),
     falsify=(".falsify",),
     subjects=("formulas",),
 )

@@ -28,7 +28,7 @@ from fedrates._lazy import lazy_import
 from fedrates.errata import Erratum
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.das.theorems import FIG_PAPER, PAPER_C, _records, _seeds_of, _table, light_constants
+from fedrates.verify.claims.das.theorems.bounds import FIG_PAPER, PAPER_C, _records, _seeds_of, _table, light_constants
 
 pd = lazy_import("pandas")
 

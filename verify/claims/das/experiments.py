@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.das.theorems import FigureOne, _seeds_of, _table, comparison_margin, instance
+from fedrates.verify.claims.das.theorems.bounds import FigureOne, _seeds_of, _table, comparison_margin, instance
 
 pd = lazy_import("pandas")
 

@@ -50,7 +50,7 @@ def _das(theorem: str, kind: str) -> Any:
 
     def build(x: Mapping[str, float]) -> Instance:
         from fedrates.solvers import algorithms
-        from fedrates.verify.claims.das import theorems as das
+        from fedrates.verify.claims.das.theorems import bounds as das
 
         params = {"structure": "random", "clients": int(x["clients"]), "dim": int(x["dim"]), "mu": float(x["mu"]),
                   "L": 1.0, "spread": float(x["spread"]), "seed": 3}
@@ -71,7 +71,7 @@ def _das(theorem: str, kind: str) -> Any:
                         "quadratic", params, extra={"inst": inst, "w0": w0, "eta": eta, "E": E, "C": C, "K": K})
 
     def measure(instance: Instance, seeds: list[int]) -> Measured:
-        from fedrates.verify.claims.das import theorems as das
+        from fedrates.verify.claims.das.theorems import bounds as das
 
         ex = instance.extra
         inst, eta, E, C, K = ex["inst"], ex["eta"], ex["E"], ex["C"], ex["K"]

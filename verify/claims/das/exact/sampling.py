@@ -40,8 +40,7 @@ import numpy as np
 from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.das.privacy import _verdict
-from fedrates.verify.claims.das.theorems import (
+from fedrates.verify.claims.das.theorems.bounds import (
     ALIGNED,
     HETERO,
     TIGHT,
@@ -61,6 +60,7 @@ from fedrates.verify.claims.das.theorems import (
     update_matrices,
     updates,
 )
+from fedrates.verify.claims.das.theorems.privacy import _verdict
 
 pd = lazy_import("pandas")
 

@@ -35,7 +35,16 @@ import numpy as np
 from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.das.theorems import _cond, _make, _records, _seeds_of, _table, fold, inner_seeds, instance
+from fedrates.verify.claims.das.theorems.bounds import (
+    _cond,
+    _make,
+    _records,
+    _seeds_of,
+    _table,
+    fold,
+    inner_seeds,
+    instance,
+)
 
 pd = lazy_import("pandas")
 
@@ -169,7 +178,7 @@ class ReleasedNoise(Claim):
         return P.eq5_noise_multiplier(q, s["eps"], s["delta"], s["rounds"], n, r)
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
-        from fedrates.verify.claims.das.theorems import trajectory
+        from fedrates.verify.claims.das.theorems.bounds import trajectory
 
         inst = instance(self.problem_params)
         rate = point["rate"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.das.theorems import TIGHT, MixtureBound, instance
+from fedrates.verify.claims.das.theorems.bounds import TIGHT, MixtureBound, instance
 
 __all__ = ["CLAIMS", "HETERO_TIGHT"]
 
