@@ -18,7 +18,7 @@ from fedrates.verify.claims.das.instances import TIGHT, Instance, instance
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
-__all__ = ["comparison_margin", "fold", "inner_seeds", "one_sided_nonpositive"]
+__all__ = ["comparison_margin", "config_points", "fold", "inner_seeds", "one_sided_nonpositive"]
 
 
 def _records(
@@ -89,6 +89,13 @@ def _table(records: pd.DataFrame, metric: str, point: int | None = None) -> pd.D
 
 def _seeds_of(records: pd.DataFrame) -> list[int]:
     return sorted(int(s) for s in records["seed"].unique()) if len(records) else []
+
+
+def config_points(claim: Any, **extra: Any) -> list[dict]:
+    """One point per configuration j of ``claim.configs`` on the quadratic instance ``claim.problem_params``:
+    {"problem": "quadratic", **problem_params, **cfg, **extra, "index": j} (keys in this order)."""
+    return [{"problem": "quadratic", **claim.problem_params, **cfg, **extra, "index": j}
+            for j, cfg in enumerate(claim.configs)]
 
 
 def _theorem(theorem_id: str) -> Any:
@@ -240,8 +247,5 @@ class _ConfigClaim(_DasClaim):
     inner: int = 1
 
     def points(self, profile: str) -> list[dict]:
-        return [
-            {"problem": "quadratic", **self.problem_params, **cfg, "rounds": self.rounds, "index": j}
-            for j, cfg in enumerate(self.configs)
-        ]
+        return config_points(self, rounds=self.rounds)
 

@@ -33,6 +33,7 @@ from fedrates.verify.claims.das._checks import (
     _records,
     _seeds_of,
     _table,
+    config_points,
     fold,
     inner_seeds,
 )
@@ -71,10 +72,7 @@ class ExactNoClip(_DasClaim):
     inner: int = 8
 
     def points(self, profile: str) -> list[dict]:
-        return [
-            {"problem": "quadratic", **self.problem_params, **cfg, "rounds": self.rounds, "index": j}
-            for j, cfg in enumerate(self.configs)
-        ]
+        return config_points(self, rounds=self.rounds)
 
     def _run_hyper(self, cfg: dict) -> dict:
         """Hyperparameters of the run at configuration ``cfg`` besides the steps: no clipping (C = 1e12), σ given."""
@@ -335,10 +333,7 @@ class FedAvgFixedPoint(_DasClaim):
     rounds: int = 400
 
     def points(self, profile: str) -> list[dict]:
-        return [
-            {"problem": "quadratic", **self.problem_params, **cfg, "rounds": self.rounds, "index": j}
-            for j, cfg in enumerate(self.configs)
-        ]
+        return config_points(self, rounds=self.rounds)
 
     def fixed_point(self, eta: float, E: int) -> np.ndarray:
         inst = instance(self.problem_params)

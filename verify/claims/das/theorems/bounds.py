@@ -28,6 +28,7 @@ from fedrates.verify.claims.das._checks import (
     _seeds_of,
     _table,
     _theorem,
+    config_points,
     fold,
     inner_seeds,
     one_sided_nonpositive,
@@ -93,9 +94,7 @@ class MixtureBound(_DasClaim):
         }
 
     def points(self, profile: str) -> list[dict]:
-        return [
-            {"problem": "quadratic", **self.problem_params, **cfg, "index": j} for j, cfg in enumerate(self.configs)
-        ]
+        return config_points(self)
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         inst = instance(self.problem_params)
@@ -219,8 +218,7 @@ class NoClipBound(_DasClaim):
     inner: int = 12
 
     def points(self, profile: str) -> list[dict]:
-        return [{"problem": "quadratic", **self.problem_params, **cfg, "mode": self.mode, "index": j}
-                for j, cfg in enumerate(self.configs)]
+        return config_points(self, mode=self.mode)
 
     def _plan(self, cfg: dict) -> dict:
         inst = instance(self.problem_params)

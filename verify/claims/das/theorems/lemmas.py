@@ -31,6 +31,7 @@ from fedrates.verify.claims.das._checks import (
     _table,
     _theorem,
     _tight_condition,
+    config_points,
     fold,
     inner_seeds,
 )
@@ -185,10 +186,7 @@ class PropositionOne(_DasClaim):
     offset: float = 3.0
 
     def points(self, profile: str) -> list[dict]:
-        return [
-            {"problem": "quadratic", **self.problem_params, **cfg, "rounds": self.rounds, "index": j}
-            for j, cfg in enumerate(self.configs)
-        ]
+        return config_points(self, rounds=self.rounds)
 
     def _plan(self, cfg: dict) -> dict:
         inst = instance(self.problem_params)
