@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fedrates.verify.claims.dinh import output as dinh_output
+from fedrates.verify.claims.dinh.exact import output as dinh_output
 
 
 def _claim(est="sarah"):

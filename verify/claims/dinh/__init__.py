@@ -16,8 +16,8 @@ PAPER = Paper(
         "fedrates.solvers.algorithms.fedprox_sgd",
         "fedrates.solvers.algorithms.fedproxvr_fedavg",
     ),
-    claims=(".theorems", ".experiments", ".output"),
-    variants=(".theorems", ".experiments", ".output"),
+    claims=(".theorems", ".experiments", ".exact.output"),
+    variants=(".theorems", ".experiments", ".exact.output"),
     falsify=(".falsify",),
     subjects=("formulas", "oracle"),
 )

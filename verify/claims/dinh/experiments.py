@@ -291,7 +291,7 @@ def _anchor_zero() -> Any:
 
 
 def _never_moves() -> Any:
-    from fedrates.verify.claims.dinh.output import _broken
+    from fedrates.verify.claims.dinh.exact.output import _broken
 
     return _broken("sarah-never-moves")
 

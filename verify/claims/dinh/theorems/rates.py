@@ -104,7 +104,7 @@ def _reference(consts: Any) -> _Reference:
 
 def _moments(problem: Any, consts: Any, alg: Any, *, exact: bool = False) -> Any:
     from fedrates.solvers.problems.finite_sum import finite_sum
-    from fedrates.verify.claims.dinh.moments import FedProxVRMoments
+    from fedrates.verify.claims.dinh.exact.moments import FedProxVRMoments
 
     mom = FedProxVRMoments(finite_sum(problem), problem.weights, alg.estimator, 1.0 / (alg.beta * consts.L), alg.mu,
                            alg.tau, alg.batch, exact, alg.output_rule)

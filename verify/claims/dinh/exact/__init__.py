@@ -1,0 +1,1 @@
+"""Dinh et al.: exact claims (being split into topic modules)."""
