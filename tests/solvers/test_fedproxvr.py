@@ -184,7 +184,7 @@ def test_mu_below_weak_convexity_is_refused(nc):
 def test_cli_bad_beta_exit_2_nothing_written(tmp_path, capsys):
     from fedrates.verify.cli import main
 
-    out = tmp_path / "run.json"
+    out = tmp_path / "run.parquet"  # a valid output name: the refusal must be about beta
     rc = main(["run", "fedproxvr_sarah", "--problem", "dinh_ls", "--hyper", "beta=3", "--out", str(out)])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "beta" in err[0] and not out.exists()
