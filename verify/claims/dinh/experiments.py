@@ -20,6 +20,11 @@ Fig. 4.  The worst-case L of (3) (max_i‖x̃_i‖²/2 + ρ ≈ 24) would give �
 What we see at μ → 0⁺: the gap drops fastest at first, then stalls (client drift: ≈ 0.36 from round 15 on, 1.25× the
 μ = 2 gap at round 20 and 2.3× at round 40); it does not blow up.  The paper reports divergence; the claim tests
 non-convergence, not divergence to infinity.
+
+§5's comparison with FedProx-SGD, on least squares with label noise (``dinh_ls``, devices disagree, σ_n = ∞):
+
+* ``dinh.compare/equal-tau``, ``dinh.compare/equal-work``  FedProxVR-SARAH reaches a lower F̄ − F̄* than FedProx-SGD
+  at equal (β, μ, τ, B) and at equal sample-gradient work (paired over seeds).
 """
 
 from __future__ import annotations
