@@ -41,7 +41,7 @@ from types import ModuleType
 from typing import Any
 
 __all__ = ["ENTRY_POINT_GROUP", "Paper", "PluginError", "get", "ids", "modules", "papers", "problems_found",
-           "report_problem"]
+           "report_problem", "reset"]
 
 #: the entry-point group through which papers are discovered
 ENTRY_POINT_GROUP = "fedrates.papers"
@@ -232,6 +232,33 @@ def load_algorithms() -> None:
 def _load_algorithms() -> None:
     for _paper, _module in modules("algorithms"):
         pass
+
+
+def reset() -> None:
+    """Forget what discovery found, so that papers installed (or removed) since are seen by the next command run in
+    this process: clears :func:`papers`, the one-line problem reports, and the registries built from the papers —
+    claims (:mod:`fedrates.verify.claims`), theorems (:mod:`fedrates.bounds.catalog`), broken variants
+    (:func:`fedrates.verify.variants.all_variants`), and the flags that say the papers' algorithm, problem and
+    falsify modules were loaded.
+
+    Algorithms, problem families and falsify targets already registered stay registered (a module imported once is
+    not imported again); the modules of newly installed papers are imported on next use. Registries whose module was
+    never imported are left alone (nothing heavy is imported here). Meant for tests that install a paper into
+    ``sys.path`` and for long-lived sessions (a notebook after ``pip install -e``).
+    """
+    papers.cache_clear()
+    _load_algorithms.cache_clear()
+    _PROBLEMS.clear()
+    importlib.invalidate_caches()  # a dist-info directory written since the last lookup is found
+    for module, name in (("fedrates.verify.claims", "_load"), ("fedrates.bounds.catalog", "_load"),
+                         ("fedrates.verify.variants", "all_variants")):
+        loaded = sys.modules.get(module)
+        if loaded is not None and hasattr(getattr(loaded, name, None), "cache_clear"):
+            getattr(loaded, name).cache_clear()
+    for module in ("fedrates.solvers.problems", "fedrates.verify.falsify"):
+        loaded = sys.modules.get(module)
+        if loaded is not None and hasattr(loaded, "_PLUGINS_LOADED"):
+            loaded._PLUGINS_LOADED = False
 
 
 def source_digest() -> str:

@@ -6,14 +6,20 @@ pytest plugin loads it in every pytest run): everything heavy is imported inside
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fedrates.verify.claims.base import Claim
 
 __all__ = ["check"]
 
 
-def check(claim_id: str, profile: str = "quick", seed: int = 0, jobs: int = 1,
+def check(claim_id: str | Claim, profile: str = "quick", seed: int = 0, jobs: int = 1,
           with_records: bool = False) -> Any:
-    """Run one catalogued claim (no cache, nothing written) and return its verdict dict.
+    """Run one claim (no cache, nothing written) and return its verdict dict.
+
+    ``claim_id`` is the id of a registered claim (built-in or of an installed paper) or a
+    :class:`~fedrates.verify.claims.base.Claim` object itself (a claim being written, not yet registered).
 
     The verdict holds ``verdict`` (pass, fail, erratum, conditions-not-met, inconclusive, error), ``measured``,
     ``predicted``, ``tolerance``, ``message``, the theorem's ``conditions`` on the instance's exact ``constants``,
@@ -33,7 +39,9 @@ def check(claim_id: str, profile: str = "quick", seed: int = 0, jobs: int = 1,
 
     if profile not in PROFILES:
         raise InputError(f"unknown profile '{profile}'; expected one of: {', '.join(PROFILES)}")
-    claim = claims.get(claim_id)
+    claim = claims.get(claim_id) if isinstance(claim_id, str) else claim_id
+    if not isinstance(claim, claims.Claim):
+        raise TypeError(f"check: expected a claim id or a Claim, got {type(claim_id).__name__}")
     sweep = run_claims([claim], profile, None, jobs=jobs, base_seed=int(seed))
     (verdict,) = judge_all([claim], sweep.records, sweep.errors, profile)
     annotate([verdict], sweep.records, profile=profile, base_seed=int(seed),

@@ -10,6 +10,7 @@ one-column-per-metric records of ``run_batch(...).records``. Failure messages sh
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -51,28 +52,70 @@ def _pivot(records: pd.DataFrame, var: str, metric: str | None) -> tuple[np.ndar
     return table.columns.to_numpy(dtype=float), table.to_numpy(dtype=float)
 
 
-def assert_rate(records: pd.DataFrame, var: str, expected: float, tol: float = _tolerances.SLOPE_TOLERANCE,
-                metric: str | None = None) -> checks.CheckResult:
-    """Assert that mean(value) ∝ var^expected (log–log slope over seeds, bootstrap CI)."""
+def _theorem(theorem: Any) -> Any:
+    """A theorem object from a :class:`~fedrates.Theorem` or the id of one registered by an installed paper."""
+    if isinstance(theorem, str):
+        from fedrates.bounds import catalog
+
+        return catalog.get(theorem)
+    if hasattr(theorem, "rhs") and hasattr(theorem, "evaluate") and hasattr(theorem, "kind"):
+        return theorem
+    raise TypeError(f"expected a theorem id or a fedrates.Theorem, got {type(theorem).__name__}")
+
+
+def _letter(theorem: Any, var: str) -> str:
+    """The theorem's letter for the record column ``var`` (its symbol meaning ``var``, or ``var`` itself)."""
+    names = {"round": "rounds"}.get(var, var)
+    for letter, meaning in theorem.symbols.items():
+        if meaning == names:
+            return letter
+    if var in theorem.symbols:
+        return var
+    raise RateAssertionError(f"{theorem.id} has no symbol meaning {names!r} (symbols: "
+                             f"{', '.join(f'{k} = {v}' for k, v in theorem.symbols.items())})")
+
+
+def assert_rate(records: pd.DataFrame, var: str, expected: float | str | Any,
+                tol: float = _tolerances.SLOPE_TOLERANCE, metric: str | None = None) -> checks.CheckResult:
+    """Assert that mean(value) ∝ var^expected (log–log slope over seeds, bootstrap CI within ``expected ± tol``,
+    :func:`fedrates.verify.checks.rate_exponent`).
+
+    ``expected`` is the exponent, or a theorem (a :class:`~fedrates.Theorem` or the id of an installed paper's
+    theorem): its rhs's exponent in the symbol meaning ``var`` as that variable grows
+    (:func:`fedrates.bounds.analysis.exponent`), e.g. −1 for an O(1/T) theorem and ``var="iterations"``.
+    """
+    label = ""
+    if not isinstance(expected, (int, float, np.integer, np.floating)) or isinstance(expected, bool):
+        from fedrates.bounds import analysis
+
+        theorem = _theorem(expected)
+        letter = _letter(theorem, var)
+        value = analysis.exponent(theorem, letter)
+        if not value.is_finite:
+            raise RateAssertionError(f"{theorem.id}: the rhs is not a power of {letter} ({value}); use a "
+                                     "contraction check")
+        label = f"{theorem.id}: "
+        expected = float(value)
     x, y = _pivot(records, var, metric)
-    result = checks.rate_exponent(x, y, expected, tol, variable=var)
+    result = checks.rate_exponent(x, y, float(expected), tol, variable=var)
     if result.verdict != "pass":
-        raise RateAssertionError(f"rate in {var}: measured {result.measured}, predicted {result.predicted} "
+        raise RateAssertionError(f"{label}rate in {var}: measured {result.measured}, predicted {result.predicted} "
                                  f"{result.tolerance} -> {result.verdict}: {result.message}")
     return result
 
 
-def assert_bound(records: pd.DataFrame, theorem_id: str, values: Mapping[str, float] | None = None,
+def assert_bound(records: pd.DataFrame, theorem_id: str | Any, values: Mapping[str, float] | None = None,
                  var: str | None = None, metric: str | None = None,
                  symbol_for: Mapping[str, str] | None = None) -> checks.CheckResult:
     """Assert E[value] ≤ rhs of an explicit theorem at every sweep point.
 
+    ``theorem_id`` is a theorem id (built-in or of an installed paper) or a :class:`~fedrates.Theorem` object.
+
     The bound per point is the ``bound`` column of the records when present; otherwise the theorem's rhs is
     evaluated with ``values`` plus, for each point, ``{symbol_for[var]: x}`` (e.g. ``{"iterations": "T"}``).
     """
-    from fedrates.bounds import catalog
-
-    theorem = catalog.get(theorem_id)
+    theorem = _theorem(theorem_id)
+    theorem_id = theorem.id
     if theorem.kind not in ("explicit", "contraction"):
         raise RateAssertionError(f"{theorem_id} has kind '{theorem.kind}': it hides constants; use assert_rate")
     sub = _long(records, metric)

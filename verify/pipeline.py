@@ -28,7 +28,7 @@ from fedrates.verify import records as rec
 from fedrates.verify.claims.base import Claim
 from fedrates.verify.sweep import run_claims
 
-__all__ = ["verify_claims", "judge_all", "collect_errata", "annotate", "merge_previous"]
+__all__ = ["verify_claims", "judge_all", "collect_errata", "annotate", "merge_previous", "not_a_verdict"]
 
 
 def _error_verdict(claim: Claim, message: str) -> dict[str, Any]:
@@ -53,11 +53,32 @@ def judge_all(claims: Sequence[Claim], records: dict[str, pd.DataFrame], errors:
         try:
             with certify.observing() as seen:
                 verdict = claim.judge(records.get(claim.id, rec.empty_records()), profile)
+            wrong = not_a_verdict(claim, verdict)
+            if wrong:
+                verdicts.append(_error_verdict(claim, wrong))
+                continue
             certify_constants(verdict, seen)
             verdicts.append(verdict)
         except Exception as exc:  # a crash in one claim marks that claim, the others still run
             verdicts.append(_error_verdict(claim, f"{type(exc).__name__}: {exc}"))
     return verdicts
+
+
+def not_a_verdict(claim: Claim, verdict: Any) -> str | None:
+    """None when ``verdict`` is what :meth:`Claim.verdict` builds for this claim; else the one line that ends the
+    claim as ``error`` (a judge returning a plain dict or a CheckResult would otherwise crash the report later)."""
+    from fedrates.verify.claims.base import VERDICTS
+
+    if isinstance(verdict, dict) and verdict.get("claim") == claim.id and verdict.get("verdict") in VERDICTS:
+        return None
+    if isinstance(verdict, dict):
+        keys = ", ".join(sorted(map(str, verdict))[:6]) or "no keys"
+        what = (f"a dict for claim {verdict['claim']!r}" if "claim" in verdict and verdict["claim"] != claim.id
+                else f"a dict with verdict {verdict['verdict']!r}" if "claim" in verdict
+                else f"a plain dict ({keys})")
+    else:
+        what = f"a {type(verdict).__name__}"
+    return f"judge of {claim.id} returned {what}, expected self.verdict(...)"
 
 
 def certify_constants(verdict: dict[str, Any], sources: Sequence[Any]) -> None:

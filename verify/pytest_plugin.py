@@ -2,10 +2,12 @@
 
 Registered through the ``pytest11`` entry point, so installing fedrates makes these available:
 
-* fixture ``fedrates_records`` — a function ``(claim_id, profile="quick", seed=0) -> DataFrame`` that runs one
-  catalogued claim's sweep (uncached) and returns its tidy records;
+* fixture ``fedrates_records`` — a function ``(claim, profile="quick", seed=0) -> DataFrame`` that runs one
+  claim's sweep (uncached) and returns its tidy records; ``claim`` is the id of a registered claim (built-in or of
+  an installed paper) or a :class:`~fedrates.Claim` object;
 * :func:`assert_rate` — the fitted log–log slope of a metric in a variable equals an exponent within a tolerance;
-* :func:`assert_bound` — a metric stays below a theorem's explicit right-hand side.
+* :func:`assert_bound` — a metric stays below a theorem's explicit right-hand side (a theorem id or a
+  :class:`~fedrates.Theorem`).
 
 Failure messages show measured vs predicted.
 """
@@ -33,16 +35,20 @@ def __getattr__(name: str) -> Any:
 
 @pytest.fixture
 def fedrates_records() -> Callable[..., Any]:
-    """Run one catalogued claim's sweep (no cache) and return its records."""
+    """Run one claim's sweep (no cache) and return its records: ``fedrates_records(claim, profile="quick",
+    seed=0)`` with ``claim`` a registered claim id (built-in or of an installed paper) or a Claim object."""
 
-    def run(claim_id: str, profile: str = "quick", seed: int = 0) -> Any:
+    def run(claim: Any, profile: str = "quick", seed: int = 0) -> Any:
         from fedrates.verify import claims
         from fedrates.verify.sweep import run_claims
 
-        claim = claims.get(claim_id)
+        if isinstance(claim, str):
+            claim = claims.get(claim)
+        elif not isinstance(claim, claims.Claim):
+            raise TypeError(f"fedrates_records: expected a claim id or a Claim, got {type(claim).__name__}")
         result = run_claims([claim], profile, None, jobs=1, base_seed=seed)
         if claim.id in result.errors:
-            raise RuntimeError(result.errors[claim.id])
+            raise RuntimeError(f"{claim.id}: {result.errors[claim.id]}")
         return result.records[claim.id]
 
     return run

@@ -110,8 +110,15 @@ def _algorithm_module(claim: Claim) -> str | None:
 
 def code_version(claim: Claim) -> str:
     """SHA-256 of the code that produces a claim's records: its class's modules (the whole MRO up to
-    :class:`Claim`), the algorithm's module and every source file of ``fedrates.solvers``."""
+    :class:`Claim`), the modules of the functions among its fields, the algorithm's module and every source file of
+    ``fedrates.solvers``."""
     modules = {c.__module__ for c in type(claim).__mro__ if c.__module__ not in ("builtins", "abc")}
+    # functions a claim is declared with (a builder's closed form, hyperparameters or values): their modules too
+    for f in dataclasses.fields(claim) if dataclasses.is_dataclass(claim) else ():
+        value = getattr(claim, f.name, None)
+        module = getattr(value, "__module__", None) if callable(value) and not isinstance(value, type) else None
+        if isinstance(module, str) and module in sys.modules:
+            modules.add(module)
     algorithm = _algorithm_module(claim)
     if algorithm:
         modules.add(algorithm)
@@ -256,6 +263,9 @@ def _simulate(task: Task) -> tuple[pd.DataFrame, float]:
     """The task's records and the CPU seconds its simulation took (what :attr:`Claim.budget` counts)."""
     start = time.process_time()
     frame = task.claim.simulate(task.point, task.seeds)
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"simulate of {task.claim.id} returned a {type(frame).__name__}, expected a DataFrame of "
+                        "records (fedrates.verify.claims.base.records_from_trace)")
     return frame, time.process_time() - start
 
 
@@ -358,10 +368,49 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                             pass
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
+    by_id = {c.id: c for c in claims}
     for claim_id, frames in per_claim.items():
         if frames and claim_id not in result.errors:
-            result.records[claim_id] = canonical(pd.concat(frames, ignore_index=True))
+            result.records[claim_id] = canonical(owned(pd.concat(frames, ignore_index=True), by_id[claim_id]))
     return result
+
+
+def owned(frame: pd.DataFrame, claim: Claim) -> pd.DataFrame:
+    """A claim's records as its own: in the long format (``metric``/``value``; the wide records of ``run_batch``
+    are melted), with ``claim`` set to the claim's id on every row, ``theorem``, ``algorithm``, ``problem`` filled
+    where missing or empty, and any other required column missing added with a neutral value.
+
+    Records built with :func:`fedrates.verify.records.to_long` (claim ``""``) or taken from ``run_batch(...).records``
+    would otherwise be stored but belong to no claim, and the report would find none."""
+    from fedrates.verify.records import COLUMNS, as_long
+
+    if len(frame) and not {"metric", "value"} <= set(frame.columns):
+        frame = as_long(frame)
+    copied = False
+
+    def writable() -> pd.DataFrame:  # copy once, and only when something changes (records can be large)
+        nonlocal frame, copied
+        if not copied:
+            frame, copied = frame.copy(), True
+        return frame
+
+    if "claim" not in frame.columns or not (frame["claim"] == claim.id).all():
+        writable()["claim"] = claim.id
+    for column in ("theorem", "algorithm", "problem"):
+        value = str(getattr(claim, column, "") or "")
+        if column not in frame.columns:
+            writable()[column] = value
+        else:
+            empty = frame[column].isna() | (frame[column].astype(str) == "")
+            if empty.any():
+                writable()[column] = frame[column].where(~empty, value)
+    # required columns a claim did not write (wide run_batch records): neutral values, so that the run's records can
+    # still be written (point 0, sizes 0, bound NaN, params "")
+    defaults = {"str": "", "int": 0, "float": float("nan"), "bool": False}
+    for column, spec in COLUMNS.items():
+        if column not in frame.columns:
+            writable()[column] = defaults[spec.kind]
+    return frame
 
 
 def _describe(exc: BaseException) -> str:

@@ -35,3 +35,27 @@ def test_preload_of_a_missing_module_is_silent_and_first_use_raises(name):
                f"m = lazy_import({name!r})\n"
                "try:\n    m.anything\nexcept ModuleNotFoundError as e:\n    print('raised', e.name)")
     assert out == f"raised {name}"
+
+
+def test_public_api_is_importable_from_fedrates_and_import_stays_light():
+    """Every name of ``fedrates.__all__`` resolves, to the object of its defining module; importing ``fedrates``
+    alone loads no numpy, sympy or pandas."""
+    out = _run("import sys, fedrates\n"
+               "print(','.join(m for m in ('numpy', 'sympy', 'pandas', 'scipy') if m in sys.modules))")
+    assert out == ""
+    # a paper's __init__ declares its Paper from fedrates itself: listing claims stays free of numpy and sympy
+    out = _run("import sys\nfrom fedrates import Paper\nPaper(id='p', authors='A', title='T')\n"
+               "print(','.join(m for m in ('numpy', 'sympy', 'pandas', 'scipy') if m in sys.modules))")
+    assert out == ""
+    import importlib
+
+    import fedrates
+
+    assert set(fedrates._API) <= set(fedrates.__all__)
+    for name in fedrates._API:
+        value = getattr(fedrates, name)
+        assert value is getattr(importlib.import_module(fedrates._API[name]), name), name
+    assert fedrates.Claim is fedrates.verify.claims.base.Claim
+    assert issubclass(fedrates.BoundClaim, fedrates.Claim)
+    with pytest.raises(AttributeError):
+        fedrates.no_such_name  # noqa: B018

@@ -40,7 +40,22 @@ DEFAULT_BUDGET = {"quick": 120.0, "standard": 300.0, "full": 3600.0}
 
 @dataclass(frozen=True)
 class Claim:
-    """Base class; concrete claims override ``points``, ``simulate`` and ``judge``."""
+    """A falsifiable claim: a theorem's statement × an algorithm × a problem × a sweep.
+
+    Subclass it as a frozen dataclass and override :meth:`points`, :meth:`simulate` and :meth:`judge` (the builders
+    of :mod:`fedrates.verify.builders` do this for the common kinds of claim). Attributes:
+
+    * ``id`` — ``<paper>.<theorem label>/<what>``, unique, starting with the paper's id;
+    * ``theorem`` — the theorem's id; ``title`` — one line; ``algorithm`` — a registered algorithm name (or a
+      subject the paper declares); ``problem`` — the problem family;
+    * ``regime`` — where the sweep sits and why the statement is testable there; ``why`` — what the check shows;
+    * ``metric`` — the measured record metric; ``x`` — the record column swept (the figure's horizontal axis);
+    * ``n_seeds``, ``budget``, ``erratum``, ``informational``, ``reference_free`` — see below.
+
+    ``fedrates verify --jobs N`` sends claims to worker processes by pickling them: a subclass's fields must be
+    picklable (module-level functions, not lambdas), except for the builders, which registered claims send by
+    reference (:meth:`fedrates.verify.builders.BuiltClaim.__reduce_ex__`).
+    """
 
     id: str
     theorem: str
@@ -75,20 +90,54 @@ class Claim:
 
     # ---- sweep ----------------------------------------------------------------------------------------------
     def points(self, profile: str) -> list[dict]:  # pragma: no cover - abstract
+        """The sweep points of ``profile`` (``"quick"``, ``"standard"`` or ``"full"``).
+
+        Each point is a JSON-able dict of run parameters in fedrates' vocabulary (``clients``, ``local_steps``,
+        ``rounds``, ...; anything the claim's :meth:`simulate` reads). Points are hashed into the cache key of the
+        sweep (:mod:`fedrates.verify.sweep`): equal points give cached records, so a point must say everything that
+        changes the run. The ``quick`` profile should finish in seconds; ``full`` is what a paper's figure needs.
+        """
         raise NotImplementedError
 
     def seeds(self, profile: str, base_seed: int = 0) -> list[int]:
+        """The Monte-Carlo seeds of ``profile``: ``n_seeds[profile]`` seeds derived from ``base_seed`` (``fedrates
+        verify --seed``), disjoint for different base seeds. Every point is run for every seed; a replica r of the
+        run uses the streams of ``seeds[r]`` (:func:`fedrates.solvers.oracles.make_streams`), so a paired claim
+        compares two algorithms on common seeds. Override to fix the seeds (a deterministic claim: one seed)."""
         return [int(base_seed) * 100_003 + i for i in range(self.n_seeds[profile])]
 
     def simulate(self, point: dict, seeds: Sequence[int]) -> pd.DataFrame:  # pragma: no cover - abstract
+        """Run ``point`` for ``seeds`` (one vectorised run: ``run_batch(..., seeds=seeds)``) and return its tidy
+        records: one row per seed × recorded round × metric, columns :data:`fedrates.verify.records.COLUMNS`
+        (:func:`records_from_trace` builds them from ``run_batch(...).records``).
+
+        The sweep may call it with a subset of the seeds (seed batches, in parallel processes): the records of one
+        seed must not depend on the others. It must return a DataFrame (anything else ends the claim as ``error``);
+        the rows are the claim's whatever their ``claim`` column says (:func:`fedrates.verify.sweep.owned`). Use
+        the algorithm of :meth:`with_algorithm` when ``algorithm_override`` is set, so that broken variants run.
+        """
         raise NotImplementedError
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:  # pragma: no cover - abstract
+        """Turn all the claim's records into its verdict, and return ``self.verdict(...)``.
+
+        First evaluate the theorem's conditions on the instance's certified constants (:func:`evaluate_conditions`);
+        if one fails return :meth:`conditions_not_met`, never a pass. Then run a check of
+        :mod:`fedrates.verify.checks` on the measurements (:func:`matrix` pivots seeds × x) and return
+        :meth:`verdict` with the check's result, the conditions, the seeds and the constants used (with the
+        reference-sufficiency numbers and a margin where they apply). A judge that returns anything else (a plain
+        dict, a CheckResult) ends the claim as ``error`` ("judge of <id> returned ..., expected
+        self.verdict(...)"); an exception ends it as ``error`` with its message. The other claims still run.
+        """
         raise NotImplementedError
 
     # ---- helpers --------------------------------------------------------------------------------------------
     def with_algorithm(self, algorithm: Any) -> Claim:
-        """A copy of the claim that runs ``algorithm`` (an algorithm object) instead of the registered one."""
+        """A copy of the claim that runs ``algorithm`` instead of the registered one (``algorithm_override``).
+
+        ``algorithm`` is an algorithm object (it keeps its own hyperparameters) or an algorithm class (built with
+        the claim's hyperparameters); this is how a :class:`~fedrates.verify.variants.BrokenVariant` injects a bug:
+        ``apply=lambda claim: claim.with_algorithm(make("fedavg", step=2.0))``. The id stays the same."""
         return dataclasses.replace(self, algorithm_override=algorithm)
 
     def verdict(self, result: Any, *, conditions: list[dict], seeds: Sequence[int], constants: Mapping[str, float],
@@ -173,6 +222,7 @@ class Claim:
 
     def conditions_not_met(self, conditions: list[dict], seeds: Sequence[int], constants: Mapping[str, float],
                            statement: str = "") -> dict:
+        """The verdict ``conditions-not-met`` (nothing measured), listing the conditions that fail."""
         failed = [c["condition"] for c in conditions if c["holds"] is False]
         res = CheckResult("conditions-not-met", "not measured", "—", "—",
                       "theorem conditions fail on this instance: " + "; ".join(failed))

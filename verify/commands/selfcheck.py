@@ -52,6 +52,11 @@ def _judge(claim: Any, profile: str, base_seed: int) -> dict:
         v = claim.judge(result.records[claim.id], profile)
     except Exception as exc:  # a variant that breaks the judge is caught (the main job reports an error)
         return {"claim": claim.id, "verdict": "error", "message": f"{type(exc).__name__}: {exc}", "measured": ""}
+    from fedrates.verify.pipeline import not_a_verdict
+
+    wrong = not_a_verdict(claim, v)
+    if wrong:  # as verify reports it: the claim ends as error with one line
+        return {"claim": claim.id, "verdict": "error", "message": wrong, "measured": ""}
     return {"claim": claim.id, "verdict": v["verdict"], "message": str(v.get("message", "")),
             "measured": str(v.get("measured", ""))}
 
