@@ -1,5 +1,5 @@
 """The erratum of Buttaci & Calafiore shared by the catalogue (:mod:`fedrates.bounds.catalog.buttaci`) and the
-claims (:mod:`fedrates.verify.claims.buttaci.catalogue`): one definition, one entry in ``errata.json``;
+claims (:mod:`fedrates.verify.claims.buttaci.errata`): one definition, one entry in ``errata.json``;
 no heavy imports."""
 
 from __future__ import annotations

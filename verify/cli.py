@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "fedrates.verify.commands.plot",
     "fedrates.verify.commands.falsify",
     "fedrates.verify.commands.selfcheck",
+    "fedrates.verify.commands.new",
 )
 
 

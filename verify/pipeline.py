@@ -45,23 +45,31 @@ def _error_verdict(claim: Claim, message: str) -> dict[str, Any]:
 
 def judge_all(claims: Sequence[Claim], records: dict[str, pd.DataFrame], errors: dict[str, str],
               profile: str) -> list[dict[str, Any]]:
-    verdicts = []
-    for claim in claims:
-        if claim.id in errors:
-            verdicts.append(_error_verdict(claim, errors[claim.id]))
-            continue
-        try:
-            with certify.observing() as seen:
-                verdict = claim.judge(records.get(claim.id, rec.empty_records()), profile)
-            wrong = not_a_verdict(claim, verdict)
-            if wrong:
-                verdicts.append(_error_verdict(claim, wrong))
-                continue
-            certify_constants(verdict, seen)
-            verdicts.append(verdict)
-        except Exception as exc:  # a crash in one claim marks that claim, the others still run
-            verdicts.append(_error_verdict(claim, f"{type(exc).__name__}: {exc}"))
-    return verdicts
+    """One verdict per claim (:func:`judge_one`); a claim whose sweep failed ends as ``error`` with its reason."""
+    return [_error_verdict(claim, errors[claim.id]) if claim.id in errors
+            else judge_one(claim, records.get(claim.id, rec.empty_records()), profile) for claim in claims]
+
+
+def judge_one(claim: Claim, records: pd.DataFrame, profile: str) -> dict[str, Any]:
+    """The verdict of one claim on its records, as ``verify`` and ``selfcheck`` both give it.
+
+    A claim whose run produced no records ends as ``error`` without being judged: no verdict — least of all a
+    reproduced erratum, which an erratum claim's failing check would otherwise become — rests on no data. A judge
+    that crashes or returns anything but :meth:`Claim.verdict`'s dict ends as ``error`` with one line. The constants
+    the claim computed while judging are checked against their certificates (:func:`certify_constants`).
+    """
+    if records is None or not len(records):
+        return _error_verdict(claim, "the claim's run produced no records: nothing to judge")
+    try:
+        with certify.observing() as seen:
+            verdict = claim.judge(records, profile)
+        wrong = not_a_verdict(claim, verdict)
+        if wrong:
+            return _error_verdict(claim, wrong)
+        certify_constants(verdict, seen)
+        return verdict
+    except Exception as exc:  # a crash in one claim marks that claim, the others still run
+        return _error_verdict(claim, f"{type(exc).__name__}: {exc}")
 
 
 def not_a_verdict(claim: Claim, verdict: Any) -> str | None:

@@ -98,7 +98,7 @@ class Metrics:
         return 0.0 if self.w_ref is None else float(np.linalg.norm(self.w_ref))
 
     def __call__(self, out: np.ndarray) -> dict[str, np.ndarray]:
-        """Metrics of output points ``out`` (R, *shape) -> dict of (R,) arrays."""
+        """Metrics of output points ``out`` ``(R, *shape)`` -> dict of (R,) arrays."""
         problem = self.problem
         wf = problem.flat(out)
         R = wf.shape[0]
@@ -138,7 +138,7 @@ class BatchTrace:
 
     Attributes:
         records: the per-round records (all replicas, ``seed`` column tells them apart).
-        w: final output points, shape (R, *shape) (NaN rows for diverged replicas are frozen at their last
+        w: final output points, shape ``(R, *shape)`` (NaN rows for diverged replicas are frozen at their last
             finite state's output).
         seeds: the run seeds, one per replica.
         diverged: (R,) booleans.
@@ -171,7 +171,7 @@ class BatchTrace:
 
 @dataclass
 class Trace:
-    """Result of a single-seed run: ``records`` (columns :data:`COLUMNS`), final output ``w`` (*shape), ..."""
+    """Result of a single-seed run: ``records`` (columns :data:`COLUMNS`), final output ``w`` ``(*shape)``, ..."""
 
     records: pd.DataFrame
     w: np.ndarray

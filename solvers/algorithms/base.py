@@ -3,13 +3,13 @@
 **Protocol.**  An algorithm is a frozen dataclass of hyperparameters (subclass of :class:`Algorithm`, declared with
 :func:`hyper` so that values are validated on construction) with three methods:
 
-* ``init(problem, w0) -> State`` — w0 has shape (R, *shape) (R replicas = seeds simulated together);
+* ``init(problem, w0) -> State`` — w0 has shape ``(R, *shape)`` (R replicas = seeds simulated together);
 * ``round(state, problem, ctx) -> State`` — one communication round: local steps on every participating client
   (vectorized over replicas and clients), then server aggregation.  ``ctx`` is a :class:`RoundContext`;
 * ``output(state) -> (R, *shape)`` — the point the analysing theorem bounds (not necessarily the last iterate).
 
-A State is a dataclass or a dict whose array entries have a leading replica axis R (client arrays (R, K, *shape)
-or (R, m, *shape)); other entries (Python scalars) are shared by all replicas.  Optional:
+A State is a dataclass or a dict whose array entries have a leading replica axis R (client arrays ``(R, K, *shape)``
+or ``(R, m, *shape)``); other entries (Python scalars) are shared by all replicas.  Optional:
 
 * ``check(problem) -> list[str]`` — conditions of the analysing theorem that these hyperparameters violate on
   this problem (the run proceeds; the trace carries the messages as warnings);
@@ -25,7 +25,7 @@ minibatch size of the stochastic gradients).
 **Round context.**  ``ctx.round`` (0-based round index), ``ctx.clients`` (R, m) participating client indices
 (sorted; m of K drawn uniformly without replacement from each replica's server stream, or all clients when
 ``participating`` is None), ``ctx.weights`` (R, m) the weights π_k renormalised over the participants, and
-``ctx.gradients(W, clients=None)`` → gradients of the participants (or of ``clients``) at W (R, m, *shape):
+``ctx.gradients(W, clients=None)`` → gradients of the participants (or of ``clients``) at W ``(R, m, *shape)``:
 exact ∇f_k, or minibatch gradients drawn from each client's own stream (:mod:`fedrates.solvers.oracles`).
 
 **Registry.**  ``@register`` a class with a ``name`` class attribute; :func:`get`, :func:`names`, :func:`make`.
@@ -213,7 +213,7 @@ def make(name: str, **hyper_values: Any) -> Algorithm:
 
 # ---- helpers for algorithms -----------------------------------------------------------------------------------
 def weighted_mean(weights: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """Σ_j weights[r, j] X[r, j]: weights (R, m), X (R, m, *shape) -> (R, *shape)."""
+    """Σ_j weights[r, j] X[r, j]: weights (R, m), X ``(R, m, *shape) -> (R, *shape)``."""
     R, m = weights.shape
     return np.einsum("rm,rmd->rd", weights, X.reshape(R, m, -1)).reshape((R,) + X.shape[2:])
 
@@ -228,7 +228,7 @@ class RoundContext:
         self._oracle = oracle
 
     def gradients(self, W: np.ndarray, clients: np.ndarray | None = None) -> np.ndarray:
-        """Gradients of the participants (or ``clients`` (R, m)) at W (R, m, *shape) -> (R, m, *shape)."""
+        """Gradients of the participants (or ``clients`` (R, m)) at W ``(R, m, *shape) -> (R, m, *shape)``."""
         return self._oracle(W, None if clients is None else clients)
 
     @property
@@ -356,7 +356,7 @@ def run_batch(
         participating: clients per round m (uniform without replacement from the server stream), None = all.
         gradients: ``stochastic`` (minibatches, see :mod:`fedrates.solvers.oracles`) or ``exact``.
         record_every: record metrics every this many rounds (and at rounds 0 and R).
-        w0: initial point (*shape) or (R, *shape); zeros by default.
+        w0: initial point ``(*shape)`` or ``(R, *shape)``; zeros by default.
         reference: object with ``.w`` and ``.value`` (certified optimum); default ``fedrates.solvers.reference.solve``.
         replace: draw empirical minibatches with replacement.
         callback: called as ``callback(round, state)`` after every round (diagnostics).

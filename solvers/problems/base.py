@@ -89,7 +89,7 @@ class Problem:
     # ---- data access (natural shapes) --------------------------------------------------------------------
     @property
     def X(self) -> np.ndarray | None:
-        """Per-client covariates, shape (K, n, *shape), for sample-based datafits; ``None`` otherwise."""
+        """Per-client covariates, shape ``(K, n, *shape)``, for sample-based datafits; ``None`` otherwise."""
         fit = self.datafit if isinstance(self.datafit, SampleLeastSquares) else None
         return None if fit is None else fit.X.reshape(fit.X.shape[:2] + self.shape)
 
@@ -104,12 +104,12 @@ class Problem:
 
     # ---- reshaping ---------------------------------------------------------------------------------------
     def flat(self, w: np.ndarray) -> np.ndarray:
-        """(..., *shape) -> (..., dim)."""
+        """``(..., *shape) -> (..., dim)``."""
         w = np.asarray(w, dtype=float)
         return w.reshape(w.shape[: w.ndim - len(self.shape)] + (self.dim,))
 
     def unflat(self, w: np.ndarray) -> np.ndarray:
-        """(..., dim) -> (..., *shape)."""
+        """``(..., dim) -> (..., *shape)``."""
         return w.reshape(w.shape[:-1] + self.shape)
 
     def zeros(self, *lead: int) -> np.ndarray:
@@ -117,11 +117,11 @@ class Problem:
 
     # ---- values and gradients ----------------------------------------------------------------------------
     def client_losses(self, w: np.ndarray) -> np.ndarray:
-        """f_k(w) for every client at one point: (..., *shape) -> (..., K)."""
+        """f_k(w) for every client at one point: ``(..., *shape) -> (..., K)``."""
         return self.datafit.client_values(self.flat(w))
 
     def smooth_value(self, w: np.ndarray) -> np.ndarray:
-        """F(w) = Σ_k π_k f_k(w): (..., *shape) -> (...)."""
+        """F(w) = Σ_k π_k f_k(w): ``(..., *shape) -> (...)``."""
         return self.client_losses(w) @ self.weights
 
     def penalty_value(self, w: np.ndarray) -> np.ndarray:
@@ -137,11 +137,11 @@ class Problem:
         return value if np.ndim(value) else float(value)
 
     def client_gradients(self, W: np.ndarray) -> np.ndarray:
-        """∇f_k(W_k) for every client at its own point: (..., K, *shape) -> (..., K, *shape)."""
+        """∇f_k(W_k) for every client at its own point: ``(..., K, *shape) -> (..., K, *shape)``."""
         return self.unflat(self.datafit.client_gradients(self.flat(W)))
 
     def gradient(self, w: np.ndarray) -> np.ndarray:
-        """∇F(w) = Σ_k π_k ∇f_k(w): (..., *shape) -> (..., *shape)."""
+        """∇F(w) = Σ_k π_k ∇f_k(w): ``(..., *shape) -> (..., *shape)``."""
         w = self.flat(w)
         W = np.broadcast_to(w[..., None, :], w.shape[:-1] + (self.clients, self.dim))
         G = self.datafit.client_gradients(W)

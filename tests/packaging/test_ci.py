@@ -28,3 +28,17 @@ def test_xdist_is_a_test_dependency():
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     test_extra = re.search(r"^test = \[(.*)\]$", text, re.MULTILINE).group(1)
     assert "pytest-xdist" in test_extra
+
+
+def test_ci_runs_the_readme_integration_line_after_the_suite():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = re.search(r"^(pytest -m integration.*)$", readme, re.MULTILINE)
+    assert line, "README.md has no integration command"
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "grep -m1 -E '^pytest -m integration' README.md" in script
+    assert script.index('bash -c "$command"') < script.index('bash -c "$integration"')
+    # the default run leaves the integration tests out, and some exist for the integration line to run
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert "-m 'not integration'" in text
+    marked = [p for p in (ROOT / "tests").rglob("test_*.py") if "@pytest.mark.integration" in p.read_text("utf-8")]
+    assert len(marked) >= 2, marked

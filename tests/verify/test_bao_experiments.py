@@ -15,10 +15,11 @@ import pandas as pd
 import pytest
 
 from fedrates.solvers.algorithms.c_fedda import CFedDA
+from fedrates.verify.claims.bao import errata as berr
 from fedrates.verify.claims.bao import experiments as bx
 from fedrates.verify.sweep import run_claims
 
-CLAIMS = {c.id: c for c in bx.CLAIMS}
+CLAIMS = {c.id: c for c in (*bx.CLAIMS, *berr.CLAIMS)}
 
 
 @cache
@@ -35,7 +36,7 @@ def _judge(claim: Any, base_seed: int = 0) -> dict:
 def test_registry_ids_and_fields() -> None:
     assert set(CLAIMS) == {"bao.fig1/comparison", "bao.fig1/comparison-analysed", "bao.fig2/comparison",
                            "bao.fig2/comparison-analysed", "bao.thm3.1.explicit/high-probability"}
-    for claim in bx.CLAIMS:
+    for claim in CLAIMS.values():
         assert claim.regime and claim.why and claim.title
     assert "not a theorem" in CLAIMS["bao.fig1/comparison"].regime
 

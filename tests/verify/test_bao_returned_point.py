@@ -1,4 +1,4 @@
-"""The returned-point check and the exact law it compares with (Bao et al.'s methods, verify/claims/bao_exact.py).
+"""The returned-point check and the exact law it compares with (Bao et al.'s methods, verify/claims/bao/exact.py).
 
 * :func:`returned_point_check` on synthetic Gaussian returned points with a known mean: it passes at the truth,
   fails on a mean moved by a few semi-axes of its acceptance ellipsoid (in any direction: two-sided), is

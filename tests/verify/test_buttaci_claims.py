@@ -14,19 +14,23 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+from _seeds import base_seeds
 
 from fedrates.verify import claims as registry
-from fedrates.verify.claims.buttaci import catalogue as buttaci
+from fedrates.verify.claims.buttaci import errata, exact, experiments, theorems
+from fedrates.verify.claims.buttaci import variants as broken
 from fedrates.verify.sweep import run_claims
 from fedrates.verify.variants import all_variants
 
 PROFILE = "quick"
-get = {c.id: c for c in buttaci.CLAIMS}.__getitem__
+#: every claim of the paper, from its claim modules
+CLAIMS = (*theorems.CLAIMS, *exact.CLAIMS, *experiments.CLAIMS, *errata.CLAIMS)
+get = {c.id: c for c in CLAIMS}.__getitem__
 STOCHASTIC = ("buttaci.lemma1/identity", "buttaci.alg1/reductions", "buttaci.alg1/returned-point",
               "buttaci.thm3/validity", "buttaci.thm1/validity",
               "buttaci.lemB2/deviation", "buttaci.lemA2/deviation", "buttaci.lemB3.kappa/mean-multiplier",
               "buttaci.lemB3/recursion", "buttaci.lemA3/recursion")
-DETERMINISTIC = [c.id for c in buttaci.CLAIMS if c.id not in STOCHASTIC]
+DETERMINISTIC = [c.id for c in CLAIMS if c.id not in STOCHASTIC]
 #: verdicts other than pass on the correct code: the documented over-claim, and bounds that cannot fail in practice
 EXPECTED_VERDICT = {"buttaci.eq9/speedup": "erratum", "buttaci.teps/comparison": "informational",
                     "buttaci.thm1/validity": "informational", "buttaci.thm3/validity": "informational",
@@ -41,13 +45,13 @@ def verdict(claim, base_seed=0):
 
 def test_registered():
     ids = set(registry.ids())
-    assert {c.id for c in buttaci.CLAIMS} <= ids
+    assert {c.id for c in CLAIMS} <= ids
     variant_ids = {v.id for v in all_variants()}
-    assert {v.id for v in buttaci.VARIANTS} <= variant_ids
-    covered = {cid for v in buttaci.VARIANTS for cid in v.claim_ids([c.id for c in buttaci.CLAIMS])}
+    assert {v.id for v in broken.VARIANTS} <= variant_ids
+    covered = {cid for v in broken.VARIANTS for cid in v.claim_ids([c.id for c in CLAIMS])}
     # informational claims: the ε-complexity comparison orders two upper bounds (symbolic), and the bounds of
     # Theorems 1, 3 and Lemma B.3 are far above any non-divergent run: no plausible bug changes their verdict
-    expected = {c.id for c in buttaci.CLAIMS} - {"buttaci.teps/comparison", "buttaci.thm1/validity",
+    expected = {c.id for c in CLAIMS} - {"buttaci.teps/comparison", "buttaci.thm1/validity",
                                                  "buttaci.thm3/validity", "buttaci.lemB3/recursion"}
     assert covered == expected, "every claim that depends on a run is named by at least one broken variant"
 
@@ -67,7 +71,7 @@ def test_correct_code_passes_deterministic_claims(claim_id):
         assert v["reference"]["sufficient"]
 
 
-@pytest.mark.parametrize("base_seed", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("base_seed", base_seeds([0, 1, 2, 3, 4]))
 @pytest.mark.parametrize("claim_id", STOCHASTIC)
 def test_correct_code_passes_stochastic_claims(claim_id, base_seed):
     v = verdict(get(claim_id), base_seed)
@@ -97,7 +101,7 @@ MUST_FAIL = {
 }
 
 
-@pytest.mark.parametrize("patch", [buttaci.cosine_adjacency, buttaci.row_normalised_weights])
+@pytest.mark.parametrize("patch", [broken.cosine_adjacency, broken.row_normalised_weights])
 def test_graph_variants_fail_the_definition_check(patch):
     """A graph built by another formula keeps every invariant but the comparison with Def. 2 on all pairs."""
     _instance_cache_clear()
@@ -113,12 +117,12 @@ def test_graph_variants_fail_the_definition_check(patch):
 
 
 def test_every_variant_has_a_target():
-    assert set(MUST_FAIL) == {v.id for v in buttaci.VARIANTS}
-    for variant in buttaci.VARIANTS:
-        assert MUST_FAIL[variant.id] in variant.claim_ids([c.id for c in buttaci.CLAIMS])
+    assert set(MUST_FAIL) == {v.id for v in broken.VARIANTS}
+    for variant in broken.VARIANTS:
+        assert MUST_FAIL[variant.id] in variant.claim_ids([c.id for c in CLAIMS])
 
 
-@pytest.mark.parametrize("variant", buttaci.VARIANTS, ids=lambda v: v.id)
+@pytest.mark.parametrize("variant", broken.VARIANTS, ids=lambda v: v.id)
 def test_broken_variant_fails(variant):
     claim = get(MUST_FAIL[variant.id])
     seeds = (0, 1) if claim.id in STOCHASTIC else (0,)
@@ -146,7 +150,7 @@ def test_speedup_variant_falsifies_the_erratum():
     # the erratum predicts the exact-level ratio: a PFL whose mixing weights are swapped breaks that prediction,
     # so the verdict is fail (not erratum)
     claim = get("buttaci.eq9/speedup")
-    v = verdict(claim.with_algorithm(buttaci.BetaOnWrongModel()))
+    v = verdict(claim.with_algorithm(broken.BetaOnWrongModel()))
     assert v["verdict"] == "fail" and "nor the exact one" in v["message"]
 
 
@@ -194,7 +198,7 @@ def test_lemma1_control_too_small_is_inconclusive():
 def test_symbolic_positivity_helper_detects_a_wrong_ordering():
     import sympy as sp
 
-    from fedrates.verify.claims.buttaci.catalogue import _symbolic_eq9
+    from fedrates.verify.claims.buttaci.exact.contraction import _symbolic_eq9
 
     assert all(v == 0 for v in _symbolic_eq9().values())
     L, mu = sp.symbols("L mu", positive=True)
@@ -207,8 +211,8 @@ def test_alternating_steps_tell_gamma_prev_from_gamma():
     """Lemma B.1 bounds ‖u_t^i − u_t^n‖² by 4γ_{t−1}²E²G²: on the two-client instance with steps alternating between
     γ and γ/4 the bound is nearly attained with γ_{t−1}, and violated (ratio ≥ 10) if γ_t were used instead."""
     from fedrates.solvers import algorithms
-    from fedrates.verify.claims.buttaci import exact as ex
     from fedrates.verify.claims.buttaci import instances as runs
+    from fedrates.verify.claims.buttaci.exact import contraction as ex
 
     problem, _, consts = runs.instance(ex.PAIR_INSTANCE)
     E, beta, T = 5, 0.5, 8

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _seeds import base_seeds
 
 from fedrates.solvers.algorithms.fast_fedda import FastFedDA
 from fedrates.solvers.penalties import project_ball
@@ -75,7 +76,7 @@ def broken(claim_id, variant):
     return claim.with_algorithm(alg)
 
 
-@pytest.mark.parametrize("base_seed", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("base_seed", base_seeds([0, 1, 2, 3, 4]))
 def test_correct_fast_fedda_passes_the_rate_claim(base_seed):
     v = verdict(get("bao.thm2.1/rate-T"), base_seed)
     assert v["verdict"] == "pass", v["message"]
@@ -180,9 +181,9 @@ def _comparison_records(claim, means: dict[str, float], seeds: int = 8, spread: 
 
 
 def test_erratum_comparison_predicts_the_reversal_and_can_fail():
-    from fedrates.verify.claims.bao.experiments import FIGURE_CLAIMS
+    from fedrates.verify.claims.bao.errata import FIGURE_ERRATA
 
-    claim = next(c for c in FIGURE_CLAIMS if c.id == "bao.fig1/comparison-analysed")
+    claim = next(c for c in FIGURE_ERRATA if c.id == "bao.fig1/comparison-analysed")
     assert claim.erratum
     reversed_order = {"fast_fedda": 7.0, "c_fedda": 13.0, "mc_fedda": 13.0, "fedda": 4.0, "fedmid": 4.0}
     paper_order = {"fast_fedda": 2.0, "c_fedda": 2.5, "mc_fedda": 2.2, "fedda": 4.0, "fedmid": 4.0}

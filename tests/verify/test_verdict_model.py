@@ -208,3 +208,27 @@ def test_constants_computed_while_judging_are_observed():
         const = C.compute(problem, cache=False)
     assert any(s is const for s in seen)
     assert certify.check_certified(*seen) == []
+
+
+@dataclass(frozen=True)
+class NoRecords(Fixed):
+    """A claim whose run produces no records; its check would fail (as an erratum claim's reproduced failure)."""
+
+    def simulate(self, point, seeds):
+        return pd.DataFrame({"claim": [], "seed": [], "point": [], "metric": [], "value": []})
+
+
+@pytest.mark.parametrize("erratum", [None, ERR])
+def test_a_claim_without_records_is_an_error_never_a_reproduced_erratum(erratum):
+    import dataclasses
+
+    from fedrates.verify.commands.selfcheck import _judge as selfcheck_judge
+    from fedrates.verify.pipeline import judge_all
+
+    base = fixed(outcome="fail", erratum=erratum)
+    claim = NoRecords(**{f.name: getattr(base, f.name) for f in dataclasses.fields(base)})
+    sweep = run_claims([claim], "quick", None)
+    (v,) = judge_all([claim], sweep.records, sweep.errors, "quick")
+    assert v["verdict"] == "error" and "no records" in v["message"], v
+    # selfcheck judges the same way: a variant whose run produces nothing is caught as an error, not an erratum
+    assert selfcheck_judge(claim, "quick", 0)["verdict"] == "error"

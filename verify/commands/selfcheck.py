@@ -48,15 +48,9 @@ def _judge(claim: Any, profile: str, base_seed: int) -> dict:
     result = run_claims([claim], profile, None, jobs=1, base_seed=base_seed)
     if claim.id in result.errors:
         return {"claim": claim.id, "verdict": "error", "message": result.errors[claim.id], "measured": ""}
-    try:
-        v = claim.judge(result.records[claim.id], profile)
-    except Exception as exc:  # a variant that breaks the judge is caught (the main job reports an error)
-        return {"claim": claim.id, "verdict": "error", "message": f"{type(exc).__name__}: {exc}", "measured": ""}
-    from fedrates.verify.pipeline import not_a_verdict
+    from fedrates.verify.pipeline import judge_one
 
-    wrong = not_a_verdict(claim, v)
-    if wrong:  # as verify reports it: the claim ends as error with one line
-        return {"claim": claim.id, "verdict": "error", "message": wrong, "measured": ""}
+    v = judge_one(claim, result.records.get(claim.id), profile)  # as verify judges it, certificates included
     return {"claim": claim.id, "verdict": v["verdict"], "message": str(v.get("message", "")),
             "measured": str(v.get("measured", ""))}
 

@@ -16,8 +16,8 @@ PAPER = Paper(
         "fedrates.solvers.algorithms.fast_fedda",
         "fedrates.solvers.algorithms.c_fedda",
     ),
-    claims=(".theorems", ".experiments", ".exact"),
-    variants=(".exact",),
+    claims=(".theorems", ".exact", ".experiments", ".errata"),
+    variants=(".variants",),
     falsify=(".falsify",),
     subjects=("oracle", "reference", "mc_fedda", "fedmid", "fedavg_sgd", "formulas"),
 )

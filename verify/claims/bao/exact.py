@@ -29,7 +29,6 @@ be 100× below the smallest measured quantity.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,10 +36,24 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
-from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks, exact
 from fedrates.verify import margins as mg
 from fedrates.verify import tolerances as tol
+from fedrates.verify.claims.bao.instances import (
+    COMPOSITE,
+    IDENTICAL,
+    LASSO,
+    POP_LASSO,
+    POP_TRACE,
+    QUAD,
+    SKEWED,
+    certified_distance2,
+    client_quadratics,
+    closed_form_optimum,
+    problem_of,
+    reference_of,
+    spectra,
+)
 from fedrates.verify.claims.base import Claim, records_from_trace
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
@@ -50,64 +63,6 @@ __all__ = ["CLAIMS", "LIMIT_FRACTION"]
 #: an exact-limit claim passes when gap(T)/gap(w₀) ≤ this (the correct methods reach ≤ 1e-9 on these instances;
 #: a wrong limit point leaves a relative gap ≥ 1e-4 for every variant of the catalogue)
 LIMIT_FRACTION = tol.LIMIT_FRACTION
-
-
-# ---- instances ----------------------------------------------------------------------------------------------------
-@observed_cache
-def _problem(family: str, params_json: str, weights_json: str) -> Any:
-    from fedrates.solvers import problems
-
-    params = json.loads(params_json)
-    problem = problems.make(family, None, **params)
-    weights = json.loads(weights_json)
-    if weights:
-        problem = dataclasses.replace(problem, weights=np.asarray(weights, dtype=float))
-    return problem
-
-
-def problem_of(family: str, params: dict, weights: tuple[float, ...] = ()) -> Any:
-    """The claim's instance (``weights``: client weights π_k replacing the family's, for minibatch federations)."""
-    return _problem(family, json.dumps(params, sort_keys=True), json.dumps(list(weights)))
-
-
-def closed_form_optimum(problem: Any) -> np.ndarray:
-    """argmin Σπ_kf_k of an unconstrained smooth quadratic federation: Q̄w = b̄ with Q̄ = Σπ_kQ_k, b̄ = Σπ_kb_k built
-    here from the client data (not from the solver's reference)."""
-    Q, b = client_quadratics(problem)
-    w = problem.weights
-    return np.linalg.solve(np.einsum("k,kij->ij", w, Q), np.einsum("k,ki->i", w, b))
-
-
-def client_quadratics(problem: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(Q_k, b_k) with ∇f_k(w) = Q_kw − b_k, built here from the client data: Q_k itself (Gaussian-noise
-    quadratics), X_kᵀX_k/n and X_kᵀy_k/n (samples), or C + m_km_kᵀ and Q_kw° (population least squares with
-    x ~ N(m_k, C), y = xᵀw° + ε, Bao et al. §2)."""
-    fit = problem.datafit
-    if hasattr(fit, "Q"):
-        return np.asarray(fit.Q), np.asarray(fit.b)
-    if hasattr(fit, "means"):
-        m, C = np.asarray(fit.means, dtype=float), np.asarray(fit.cov, dtype=float)
-        Q = C[None] + np.einsum("kd,ke->kde", m, m)
-        return Q, Q @ np.asarray(fit.truth, dtype=float).reshape(-1)
-    X, y = np.asarray(fit.X), np.asarray(fit.y)
-    return np.einsum("kni,knj->kij", X, X) / X.shape[1], np.einsum("kni,kn->ki", X, y) / X.shape[1]
-
-
-def spectra(problem: Any) -> tuple[float, float, float, float]:
-    """(L_max, µ_min) over clients and (L, µ) of the mean Hessian, from the client data at check time."""
-    Q, _ = client_quadratics(problem)
-    ev = np.linalg.eigvalsh(Q)
-    evm = np.linalg.eigvalsh(np.einsum("k,kij->ij", problem.weights, Q))
-    return float(ev[:, -1].max()), float(ev[:, 0].min()), float(evm[-1]), float(evm[0])
-
-
-def _certified_distance2(problem: Any, w: np.ndarray) -> float:
-    """A certified bound on ‖w − w_opt‖² (the reference's gap in the units of a squared distance): 2·gap/µ̄."""
-    from fedrates.solvers import reference
-
-    gap = float(reference.certify(problem, w))
-    _, _, _, mu_bar = spectra(problem)
-    return 2.0 * max(gap, 0.0) / mu_bar
 
 
 def _algorithm(claim: Claim, **hyper: Any) -> Any:
@@ -246,7 +201,7 @@ class ExactMoments(Claim):
             sd = sd / math.sqrt(self.block)  # the exact deviation of a block mean
         result = checks.exact_expectation(y, expected, sd)
         w_star = closed_form_optimum(problem)
-        ref_gap = _certified_distance2(problem, w_star.reshape(problem.shape))
+        ref_gap = certified_distance2(problem, w_star.reshape(problem.shape))
         result.measured = (f"{result.measured}; mean ‖w_r − w*‖² at rounds {list(self.rounds)}: "
                            + ", ".join(f"{v:.5g}" for v in np.nanmean(y, axis=0)))
         result.predicted = "exact " + ", ".join(f"{v:.5g}" for v in expected)
@@ -589,7 +544,7 @@ class ExactLimit(Claim):
             L, mu, _, _ = spectra(problem)
             h.setdefault("mu", mu)
         if self.algorithm == "c_fedda" and h.get("eps0") == "binding":
-            ref = _reference(problem)
+            ref = reference_of(problem)
             h["eps0"] = EPS0_FACTOR * float(problem.penalty.norm(self._w0(problem) - ref.w))
         return h
 
@@ -599,7 +554,7 @@ class ExactLimit(Claim):
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         problem = self.instance()
-        ref = _reference(problem)
+        ref = reference_of(problem)
         alg = _algorithm(self, **self._hyper(problem))
         w0 = self._w0(problem)
         grid = sorted({max(1, self.rounds // 4), self.rounds // 2, self.rounds})
@@ -618,7 +573,7 @@ class ExactLimit(Claim):
         from fedrates.solvers import reference
 
         problem = self.instance()
-        ref = _reference(problem)
+        ref = reference_of(problem)
         sub = records[records["metric"] == self.metric].sort_values("round")
         seeds = sorted(int(s) for s in sub["seed"].unique())
         gaps = sub["value"].to_numpy(dtype=float)
@@ -655,35 +610,12 @@ class ExactLimit(Claim):
                             margin=mg.resolution(threshold / gap0 if gap0 > 0 else self.fraction))
 
 
-@observed_cache
-def _reference_cached(fingerprint: str, family: str, params_json: str) -> Any:
-    from fedrates.solvers import reference
-
-    return reference.solve(problem_of(family, json.loads(params_json)))
-
-
-def _reference(problem: Any) -> Any:
-    params = dict(problem.params)
-    return _reference_cached(problem.fingerprint, problem.family, json.dumps(params, sort_keys=True))
-
 
 #: C-FedDA's ε₀ as a multiple of R(w₀ − ŵ): the certified optimum is feasible (so it is the limit) while the
 #: constraint R(w − w₀) ≤ ε₀ binds at early iterates, where the constrained prox must be solved off-centre
 EPS0_FACTOR = 1.02
 
 # ---- the catalogue ----------------------------------------------------------------------------------------------
-QUAD = {"structure": "random", "clients": 4, "dim": 6, "mu": 0.5, "L": 2.0, "spread": 1.0, "sigma": 2.0,
-        "weight_skew": 1.0, "seed": 3}
-LASSO = {"clients": 4, "samples": 12, "dim": 5, "sparsity": 2, "lam": 0.0, "heterogeneity": 1.0, "seed": 2}
-SKEWED = (0.1, 0.2, 0.3, 0.4)
-COMPOSITE = {"structure": "random", "clients": 4, "dim": 6, "mu": 0.5, "L": 2.0, "spread": 2.0, "sigma": 0.0,
-             "weight_skew": 1.0, "lam": 0.3, "radius": 1.0, "seed": 5}
-
-#: identical clients (one cluster, no rotation, no spread): FedMiD with the server prox off is then E·R steps of
-#: proximal gradient on F + λ‖·‖₁ over the ball
-IDENTICAL = {"structure": "clustered", "clusters": 1, "angle": 0.0, "within": 0.0, "clients": 4, "dim": 6, "mu": 0.5,
-             "L": 2.0, "spread": 2.0, "sigma": 0.0, "lam": 0.3, "radius": 1.0, "seed": 5}
-
 #: recorded seeds (blocks of ``ExactMoments.block`` = 40 replicas): 1200 / 3000 / 10000 runs
 _SEEDS = {"quick": 30, "standard": 75, "full": 250}
 #: replica seeds of a block: seed·BLOCK_STRIDE + j, j < block (distinct across seeds and base seeds)
@@ -703,10 +635,6 @@ def _moments(cid: str, alg: str, title: str, regime: str, seeds_override: dict |
                         metric="distance_to_optimum", x="round", n_seeds=dict(seeds_override or _SEEDS), **kw)
 
 
-POP_LASSO = {"clients": 4, "dim": 5, "sparsity": 2, "lam": 0.0, "heterogeneity": 1.0, "correlation": 0.5,
-             "sampling": "population", "seed": 4}
-POP_TRACE = {"clients": 4, "rows": 2, "cols": 3, "rank": 1, "lam": 0.0, "heterogeneity": 1.0,
-             "sampling": "population", "seed": 4}
 _POP_REGIME = ("{family} with population sampling ({d}, K = 4, equal weights, fresh Gaussian covariates and noise "
                "per gradient, minibatch B = 8), λ = 0 and no ball; full participation.  Exact mean by the "
                "exact-gradient recursion (unbiased gradients independent of the iterate); covariance estimated "
@@ -863,128 +791,3 @@ CLAIMS: tuple[Claim, ...] = (
         problem_params=COMPOSITE, hyper={"local_steps": 2, "stages": 3, "stage_rounds": 40, "psi": 1.0},
         rounds=800),
 )
-
-
-# ---- broken variants ------------------------------------------------------------------------------------------
-def _with(cls: type) -> Any:
-    """``apply``: run the claim with the broken class (built with the claim's own hyperparameters)."""
-    return lambda claim: claim.with_algorithm(cls)
-
-
-def _variants() -> tuple[Any, ...]:
-    from fedrates.verify.claims.bao import variants as bb
-    from fedrates.verify.variants import BrokenVariant as V
-
-    fedavg = ("bao.exact/fedavg-moments", "bao.exact/fedavg-fixed-point", "bao.returned/fedavg")
-    fedprox = ("bao.exact/fedprox-moments", "bao.returned/fedprox")
-    fedda = ("bao.exact/fedda-moments", "bao.limit/fedda", "bao.returned/fedda")
-    fedmid = ("bao.exact/fedmid-moments", "bao.limit/fedmid-prox-gradient", "bao.returned/fedmid",
-              "bao.returned/fedmid-trace-population")
-    fast = ("bao.exact/fast-fedda-moments", "bao.limit/fast-fedda", "bao.returned/fast-fedda",
-            "bao.returned/fast-fedda-population", "bao.returned/fast-fedda-sampled")
-    cfd = ("bao.exact/c-fedda-moments", "bao.limit/c-fedda-offcentre", "bao.returned/c-fedda",
-           "bao.returned/c-fedda-sampled")
-    mcf = ("bao.limit/mc-fedda", "bao.returned/mc-fedda")
-    moments = tuple(c.id for c in CLAIMS if c.id.endswith("-moments"))
-    gaussian = tuple(c.id for c in CLAIMS if c.id.endswith("-moments") and getattr(c, "family", "") == "quadratic")
-    sampled = tuple(c.id for c in CLAIMS if c.id.endswith("-moments") and getattr(c, "family", "") == "lasso")
-    limits = tuple(c.id for c in CLAIMS if c.id.startswith("bao.limit/"))
-    return (
-        V("fedavg/uniform-weights", "algorithm", "the server averages with 1/m instead of π_k", fedavg,
-          apply=_with(bb.FedAvgUniformWeights)),
-        V("fedavg/server-step-ignored", "algorithm", "the server step size η_s is ignored (x ← average)", fedavg,
-          apply=_with(bb.FedAvgNoServerStep)),
-        V("fedavg/local-steps-off-by-one", "algorithm", "E − 1 local steps per round", fedavg,
-          apply=_with(bb.FedAvgOneStepShort)),
-        V("fedavg/first-client-returned", "algorithm", "the server keeps the first client's model", fedavg,
-          apply=_with(bb.FedAvgFirstClient)),
-        V("fedprox/prox-sign", "algorithm", "proximal term with the wrong sign", fedprox,
-          apply=_with(bb.FedProxWrongSign)),
-        V("fedprox/local-anchor", "algorithm", "proximal term anchored at the local iterate (no effect)", fedprox,
-          apply=_with(bb.FedProxLocalAnchor)),
-        V("fedda/uniform-weights", "algorithm", "dual states averaged with 1/m instead of π_k", fedda,
-          apply=_with(bb.FedDAUniformWeights)),
-        V("fedda/primal-average", "algorithm", "the server averages primal points instead of dual states", fedda,
-          apply=_with(bb.FedDAPrimalAverage)),
-        V("fedda/threshold-per-round", "algorithm", "dual-averaging threshold grows per round, not per step",
-          fedda, apply=_with(bb.FedDAThresholdPerRound)),
-        V("fedda/gradient-at-dual", "algorithm", "gradients taken at the dual state instead of prox(z)", fedda,
-          apply=_with(bb.FedDAGradientAtDual)),
-        V("fedmid/double-threshold", "algorithm", "local prox threshold 2η_c instead of η_c", fedmid,
-          apply=_with(bb.FedMiDDoubleThreshold)),
-        V("fedmid/uniform-weights", "algorithm", "server averages with 1/m instead of π_k", fedmid,
-          apply=_with(bb.FedMiDUniformWeights)),
-        V("fast_fedda/alpha-off-by-one", "algorithm", "α_t = (t + 1 + a)² (1-based t)", fast,
-          apply=_with(bb.FastFedDAAlphaShift)),
-        V("fast_fedda/last-server-point", "algorithm", "returns the last server point, not the weighted average",
-          fast, apply=_with(bb.FastFedDALastServerPoint)),
-        V("fast_fedda/uniform-weights", "algorithm", "server averages with 1/m instead of π_k", fast,
-          apply=_with(bb.FastFedDAUniformWeights)),
-        V("fast_fedda/half-gamma", "algorithm", "γ = µa³ instead of 2µa³", fast, apply=_with(bb.FastFedDAHalfGamma)),
-        V("fast_fedda/prox-dropped", "algorithm", "Prox_t without the penalty (projection only)", fast,
-          apply=_with(bb.FastFedDAProxDropped)),
-        V("fast_fedda/threshold-per-step", "algorithm", "Prox_t threshold from the last weight, not A_t", fast,
-          apply=_with(bb.FastFedDAThresholdPerStep)),
-        V("fast_fedda/plus-sign", "algorithm", "the estimator as printed in Theorem 2.1: Prox(ḡ + µw̃/2)", fast,
-          apply=_with(bb.FastFedDAPlusSign)),
-        V("c_fedda/inexact-cprox", "algorithm", "CProx by soft-threshold then projection (inexact off-centre)",
-          cfd + mcf, patch=bb.inexact_cprox),
-        V("c_fedda/gradient-weight-per-round", "algorithm", "the local gradient sum divided by E", cfd,
-          apply=_with(bb.CFedDAStepWeights)),
-        V("c_fedda/last-server-point", "algorithm", "returns w̄_R instead of the α-weighted average", cfd,
-          apply=_with(bb.CFedDALastServerPoint)),
-        V("c_fedda/uniform-weights", "algorithm", "server averages with 1/m instead of π_k", cfd,
-          apply=_with(bb.CFedDAUniformWeights)),
-        V("mc_fedda/stage-off-by-one", "algorithm", "the λ schedule stops one halving before λ_opt", mcf,
-          apply=_with(bb.MCFedDANoHalving)),
-        # wrong returned points: each is run against the returned-point claim of its method only
-        V("fedavg/polyak-output", "algorithm", "returns the average of the server iterates x_1..x_R, not x_R",
-          ("bao.returned/fedavg",), apply=_with(bb.FedAvgPolyakOutput)),
-        V("fedavg/client-average-output", "algorithm",
-          "returns the participants' average before the server step η_s, not the server iterate",
-          ("bao.returned/fedavg",), apply=_with(bb.FedAvgClientAverageOutput)),
-        V("fedprox/polyak-output", "algorithm", "returns the average of the server iterates, not the last one",
-          ("bao.returned/fedprox",), apply=_with(bb.FedProxPolyakOutput)),
-        V("fedmid/polyak-output", "algorithm", "returns the average of the server iterates, not the last one",
-          ("bao.returned/fedmid", "bao.returned/fedmid-trace-population"), apply=_with(bb.FedMiDPolyakOutput)),
-        V("fedda/polyak-output", "algorithm", "returns the average of the primal points w_1..w_R, not w_R",
-          ("bao.returned/fedda",), apply=_with(bb.FedDAPolyakOutput)),
-        V("fast_fedda/index-shift-output", "algorithm",
-          "returns Σ_{t≤T} α_t w_t/A_T (w₀ in, w_{T+1} out) instead of Σ_{t≤T} α_t w_{t+1}/A_T",
-          ("bao.returned/fast-fedda", "bao.returned/fast-fedda-population"), apply=_with(bb.FastFedDAIndexShift)),
-        V("fast_fedda/wtilde-output", "algorithm", "returns the running sum w̃_{T+1}/A_{T+1} (w₀ included)",
-          ("bao.returned/fast-fedda",), apply=_with(bb.FastFedDAWtildeOutput)),
-        V("fast_fedda/server-points-only", "algorithm",
-          "α-weighted average over the server points only, not over every virtual point",
-          ("bao.returned/fast-fedda", "bao.returned/fast-fedda-population"),
-          apply=_with(bb.FastFedDAServerPointsOnly)),
-        V("c_fedda/index-shift-output", "algorithm",
-          "returns Σ_{r≤R} α_r w̄_r/A_R (centre in, w̄_{R+1} out) instead of Σ_{r≤R} α_r w̄_{r+1}/A_R",
-          ("bao.returned/c-fedda",), apply=_with(bb.CFedDAIndexShift)),
-        V("c_fedda/uniform-average-output", "algorithm", "uniform average of the server points, not α_r-weighted",
-          ("bao.returned/c-fedda",), apply=_with(bb.CFedDAUniformAverage)),
-        V("mc_fedda/last-server-point", "algorithm", "returns the stage's last server point, not its average",
-          ("bao.returned/mc-fedda",), apply=_with(bb.MCFedDALastServerPoint)),
-        V("mc_fedda/stage-centre-output", "algorithm",
-          "returns the current stage's centre ŵ_m (previous stage output) instead of ŵ_{m+1}",
-          ("bao.returned/mc-fedda",), apply=_with(bb.MCFedDAStageCentre)),
-        V("oracle/noise-ignores-batch", "oracle", "Gaussian noise σ/√d instead of σ/√(dB)", gaussian,
-          patch=bb.noise_not_divided_by_batch),
-        V("oracle/minibatch-divides-by-B+1", "oracle", "minibatch gradient divided by B + 1", sampled,
-          patch=bb.minibatch_mean_off_by_one),
-        V("oracle/biased-gradient", "oracle", "every gradient multiplied by 1.05", moments + limits,
-          patch=bb.biased_gradient),
-        V("oracle/shared-client-streams", "oracle", "all clients draw from identically seeded streams", moments,
-          patch=bb.shared_client_streams),
-        V("oracle/replace-ignored", "oracle", "minibatches always drawn without replacement",
-          ("bao.exact/fedmid-moments",), patch=bb.sampling_ignores_replace),
-        V("reference/uncertified", "reference", "reference solved to ~1e-4 and reported as certified", limits,
-          patch=bb.uncertified_reference),
-        V("constants/half-L", "constants", "the constants layer reports L/2", ("bao.thm2.1/rate-T",),
-          patch=bb.halved_smoothness),
-        V("constants/mu-of-mean-hessian", "constants", "µ taken from the mean Hessian instead of per client",
-          ("bao.thm2.1/rate-T",), patch=bb.mu_of_mean_hessian),
-    )
-
-
-VARIANTS: tuple[Any, ...] = _variants()

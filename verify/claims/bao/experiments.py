@@ -5,8 +5,6 @@ Bao, Crawshaw, Luo, Liu, "Fast Composite Optimization and Statistical Recovery i
 * ``bao.fig1/comparison``, ``bao.fig2/comparison`` — the figures' statement that Fast-FedDA, C-FedDA and MC-FedDA
   reach a lower ℓ2 (Frobenius) error ‖w − w°‖ than FedDA and FedMiD at equal rounds, run in the configuration
   the figures show (App. F hyperparameters, constant weights α ≡ 1 as in the released experiment code);
-* ``bao.fig1/comparison-analysed``, ``bao.fig2/comparison-analysed`` — the same comparison with the analysed
-  weights α_t = (t + a)², a = 4L/μ, γ = 2μa³ (Theorems 2.1 and 3.1) and the authors' μ = 0.1;
 * ``bao.thm3.1.explicit/high-probability`` — C-FedDA's explicit bound of App. B.3 (in rounds R) holds for the
   (1 − δ)-quantile of φ(ŵ_C) − φ(ŵ) over seeds, at every R of a grid with R ≥ a.
 
@@ -44,11 +42,12 @@ from fedrates.errata import Erratum
 from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks
 from fedrates.verify import margins as mg
+from fedrates.verify.claims.bao.instances import problem_and_reference
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
-__all__ = ["CLAIMS", "curvature", "given_weights"]
+__all__ = ["CLAIMS", "FIGURE_CLAIMS", "FigureComparison", "curvature", "figure_claim", "given_weights"]
 
 #: offset a of the near-constant C-FedDA weights (r + a)² of the figure configuration (see module docstring)
 A_FLAT = 1e7
@@ -58,22 +57,6 @@ PAPER_MU = 0.1
 PAPER_GAMMA = {"fast_fedda": 550.0, "c_fedda": 600.0, "mc_fedda": 600.0}
 #: the code's ℓ1/nuclear radius of the first MC-FedDA stage (1e4·0.5); later stages halve it with λ
 PAPER_STAGE_RADIUS = 5000.0
-
-
-# ---- instances (cached per process) --------------------------------------------------------------------------------
-@observed_cache
-def _problem(family: str, params_json: str) -> tuple[Any, Any]:
-    from fedrates.solvers import problems, reference
-
-    params = json.loads(params_json)
-    preset = params.pop("preset", None)
-    problem = problems.make(family, preset, **params)
-    return problem, reference.solve(problem)
-
-
-def problem_and_reference(family: str, params: dict) -> tuple[Any, Any]:
-    """(problem, certified reference) of ``family`` with ``params`` (an optional ``preset`` key), cached."""
-    return _problem(family, json.dumps(params, sort_keys=True))
 
 
 def curvature(problem: Any) -> tuple[float, float]:
@@ -362,28 +345,9 @@ _ANALYSED_CONFIG = ("Analysed configuration: α_t = (t + a)², a = 4L/μ with th
                     "authors' μ = 0.1, γ = 2μa³, the theorems' weighted-average outputs; C-FedDA ε₀ = 1.5‖w₀ − ŵ‖₁ "
                     "(nuclear: ‖·‖_nuc); MC-FedDA ε_m = 108Ψ²λ_m/μ with Ψ from w°.  At these round budgets "
                     "R < a, so Theorems 2.1/3.1 make no statement: this records what the analysed weights do.")
-_ANALYSED_ERRATUM = Erratum(
-    kind="experiment-outside-theory",
-    where="Section 4 (Figures 1 and 2) and Appendix F",
-    quote=("From the results in Figure 1 and 2, we can see that our proposed three algorithms show faster "
-           "convergence than FedDA and FedMiD, which is consisting with our linear speedup results."),
-    true_statement=(
-        "the figures were not produced in the regime of Theorems 2.1 and 3.1: the released code runs alpha_t = 1 and "
-        "a hand-set gamma (Appendix F's 'L = 550/600'), evaluates the last server point, has no domain ball and "
-        "samples 10 of 64 clients per round; with the analysed weights (alpha_t = (t+a)^2, a = 4L/mu, gamma = "
-        "2 mu a^3, mu = 0.1) the figures' budgets have T < a, where the theorems make no statement. The figures' "
-        "ordering is reproduced in their own configuration (bao.fig1/comparison, bao.fig2/comparison); the "
-        "theorems do not explain it"),
-    evidence=(
-        "a = 4L/mu from the instance's exact L against T = R E of the figures' budgets (deterministic), and paired "
-        "comparisons over seeds of the analysed-weight methods against the baselines at the same budget "
-        "(one-sided 95%)"),
-    prediction=("at the figures' budgets T = R E < a = 4L/mu (and R < a), and with the analysed weights the proposed "
-                "methods do not significantly beat the baselines"),
-)
-
-
-def _fig_claim(fig: str, family: str, configuration: str) -> FigureComparison:
+def figure_claim(fig: str, family: str, configuration: str, erratum: Erratum | None = None) -> FigureComparison:
+    """The §4 comparison of Figure 1 (``family="lasso"``) or 2 (``"trace"``) in ``configuration`` (``"paper"``: the
+    figures' own, ``"analysed"``: the theorems' weights); ``erratum``: the erratum the claim checks, if any."""
     lasso = family == "lasso"
     quick, standard = (_LASSO_QUICK, _LASSO_STANDARD) if lasso else (_TRACE_QUICK, _TRACE_STANDARD)
     full = {"preset": "bao-lasso" if lasso else "bao-trace"}
@@ -409,13 +373,14 @@ def _fig_claim(fig: str, family: str, configuration: str) -> FigureComparison:
         mc_lam0=0.5**3 if lasso else 0.3,
         rounds={"quick": 40, "standard": 150, "full": 2000 if lasso else 1500},
         n_seeds={"quick": 6, "standard": 6, "full": 10},
-        erratum=None if paper else _ANALYSED_ERRATUM,
+        erratum=erratum,
     )
 
 
+#: the figures' ordering in the configuration they were produced with; the same comparison with the analysed weights
+#: is an erratum claim (:mod:`fedrates.verify.claims.bao.errata`)
 FIGURE_CLAIMS: tuple[FigureComparison, ...] = tuple(
-    _fig_claim(fig, family, conf) for fig, family in (("fig1", "lasso"), ("fig2", "trace"))
-    for conf in ("paper", "analysed"))
+    figure_claim(fig, family, "paper") for fig, family in (("fig1", "lasso"), ("fig2", "trace")))
 
 
 # ---- C-FedDA's explicit high-probability bound -------------------------------------------------------------------

@@ -26,7 +26,6 @@ local Hessian is positive definite and the RSC/RSM tolerances are exactly Ï„ = Î
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,10 +33,10 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
-from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks
 from fedrates.verify import margins as mg
 from fedrates.verify import tolerances as tol
+from fedrates.verify.claims.bao.instances import instance
 from fedrates.verify.claims.base import Claim, evaluate_conditions, matrix, records_from_trace
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
@@ -45,23 +44,6 @@ pd = lazy_import("pandas")  # imported on first use: listing and refusing stay f
 __all__ = ["CLAIMS"]
 
 _TINY = float(np.finfo(float).tiny)
-
-
-# ---- instances (cached per process) --------------------------------------------------------------------------------
-@observed_cache
-def _instance(family: str, params_json: str, batch: int) -> tuple[Any, Any, Any]:
-    from fedrates.solvers import constants, problems, reference
-
-    params = json.loads(params_json)
-    preset = params.pop("preset", None)
-    problem = problems.make(family, preset, **params)
-    ref = reference.solve(problem)
-    consts = constants.compute(problem, batch=batch, reference_point=ref.w)
-    return problem, ref, consts
-
-
-def instance(family: str, params: dict, batch: int = 1) -> tuple[Any, Any, Any]:
-    return _instance(family, json.dumps(params, sort_keys=True), int(batch))
 
 
 def _theorem(theorem_id: str) -> Any:

@@ -4,7 +4,7 @@ Written from the pseudo-code (Bao et al. Algorithms 1–3; FedAvg, FedProx; Yuan
 the ways implementations typically go wrong: scaling, indexing, weighting, off-by-one in a schedule, wrong returned
 point, shared randomness, inexact subproblems, wrong constants.  Each class changes exactly one thing of the
 correct algorithm; each patch changes one function of the oracle, reference or constants layer.  The catalogue
-(``VARIANTS`` of :mod:`fedrates.verify.claims.bao.exact`) names the claims every variant is run against.
+``VARIANTS`` at the end of this module names the claims every variant is run against.
 """
 
 from __future__ import annotations
@@ -591,3 +591,128 @@ class MCFedDAStageCentre(MCFedDA):
         if state["stage"] == 0:
             return super().output(state)
         return state["w0"]
+
+
+# ---- broken variants ------------------------------------------------------------------------------------------
+def _with(cls: type) -> Any:
+    """``apply``: run the claim with the broken class (built with the claim's own hyperparameters)."""
+    return lambda claim: claim.with_algorithm(cls)
+
+
+def _variants() -> tuple[Any, ...]:
+    from fedrates.verify.claims.bao.exact import CLAIMS
+    from fedrates.verify.variants import BrokenVariant as V
+
+    fedavg = ("bao.exact/fedavg-moments", "bao.exact/fedavg-fixed-point", "bao.returned/fedavg")
+    fedprox = ("bao.exact/fedprox-moments", "bao.returned/fedprox")
+    fedda = ("bao.exact/fedda-moments", "bao.limit/fedda", "bao.returned/fedda")
+    fedmid = ("bao.exact/fedmid-moments", "bao.limit/fedmid-prox-gradient", "bao.returned/fedmid",
+              "bao.returned/fedmid-trace-population")
+    fast = ("bao.exact/fast-fedda-moments", "bao.limit/fast-fedda", "bao.returned/fast-fedda",
+            "bao.returned/fast-fedda-population", "bao.returned/fast-fedda-sampled")
+    cfd = ("bao.exact/c-fedda-moments", "bao.limit/c-fedda-offcentre", "bao.returned/c-fedda",
+           "bao.returned/c-fedda-sampled")
+    mcf = ("bao.limit/mc-fedda", "bao.returned/mc-fedda")
+    moments = tuple(c.id for c in CLAIMS if c.id.endswith("-moments"))
+    gaussian = tuple(c.id for c in CLAIMS if c.id.endswith("-moments") and getattr(c, "family", "") == "quadratic")
+    sampled = tuple(c.id for c in CLAIMS if c.id.endswith("-moments") and getattr(c, "family", "") == "lasso")
+    limits = tuple(c.id for c in CLAIMS if c.id.startswith("bao.limit/"))
+    return (
+        V("fedavg/uniform-weights", "algorithm", "the server averages with 1/m instead of π_k", fedavg,
+          apply=_with(FedAvgUniformWeights)),
+        V("fedavg/server-step-ignored", "algorithm", "the server step size η_s is ignored (x ← average)", fedavg,
+          apply=_with(FedAvgNoServerStep)),
+        V("fedavg/local-steps-off-by-one", "algorithm", "E − 1 local steps per round", fedavg,
+          apply=_with(FedAvgOneStepShort)),
+        V("fedavg/first-client-returned", "algorithm", "the server keeps the first client's model", fedavg,
+          apply=_with(FedAvgFirstClient)),
+        V("fedprox/prox-sign", "algorithm", "proximal term with the wrong sign", fedprox,
+          apply=_with(FedProxWrongSign)),
+        V("fedprox/local-anchor", "algorithm", "proximal term anchored at the local iterate (no effect)", fedprox,
+          apply=_with(FedProxLocalAnchor)),
+        V("fedda/uniform-weights", "algorithm", "dual states averaged with 1/m instead of π_k", fedda,
+          apply=_with(FedDAUniformWeights)),
+        V("fedda/primal-average", "algorithm", "the server averages primal points instead of dual states", fedda,
+          apply=_with(FedDAPrimalAverage)),
+        V("fedda/threshold-per-round", "algorithm", "dual-averaging threshold grows per round, not per step",
+          fedda, apply=_with(FedDAThresholdPerRound)),
+        V("fedda/gradient-at-dual", "algorithm", "gradients taken at the dual state instead of prox(z)", fedda,
+          apply=_with(FedDAGradientAtDual)),
+        V("fedmid/double-threshold", "algorithm", "local prox threshold 2η_c instead of η_c", fedmid,
+          apply=_with(FedMiDDoubleThreshold)),
+        V("fedmid/uniform-weights", "algorithm", "server averages with 1/m instead of π_k", fedmid,
+          apply=_with(FedMiDUniformWeights)),
+        V("fast_fedda/alpha-off-by-one", "algorithm", "α_t = (t + 1 + a)² (1-based t)", fast,
+          apply=_with(FastFedDAAlphaShift)),
+        V("fast_fedda/last-server-point", "algorithm", "returns the last server point, not the weighted average",
+          fast, apply=_with(FastFedDALastServerPoint)),
+        V("fast_fedda/uniform-weights", "algorithm", "server averages with 1/m instead of π_k", fast,
+          apply=_with(FastFedDAUniformWeights)),
+        V("fast_fedda/half-gamma", "algorithm", "γ = µa³ instead of 2µa³", fast, apply=_with(FastFedDAHalfGamma)),
+        V("fast_fedda/prox-dropped", "algorithm", "Prox_t without the penalty (projection only)", fast,
+          apply=_with(FastFedDAProxDropped)),
+        V("fast_fedda/threshold-per-step", "algorithm", "Prox_t threshold from the last weight, not A_t", fast,
+          apply=_with(FastFedDAThresholdPerStep)),
+        V("fast_fedda/plus-sign", "algorithm", "the estimator as printed in Theorem 2.1: Prox(ḡ + µw̃/2)", fast,
+          apply=_with(FastFedDAPlusSign)),
+        V("c_fedda/inexact-cprox", "algorithm", "CProx by soft-threshold then projection (inexact off-centre)",
+          cfd + mcf, patch=inexact_cprox),
+        V("c_fedda/gradient-weight-per-round", "algorithm", "the local gradient sum divided by E", cfd,
+          apply=_with(CFedDAStepWeights)),
+        V("c_fedda/last-server-point", "algorithm", "returns w̄_R instead of the α-weighted average", cfd,
+          apply=_with(CFedDALastServerPoint)),
+        V("c_fedda/uniform-weights", "algorithm", "server averages with 1/m instead of π_k", cfd,
+          apply=_with(CFedDAUniformWeights)),
+        V("mc_fedda/stage-off-by-one", "algorithm", "the λ schedule stops one halving before λ_opt", mcf,
+          apply=_with(MCFedDANoHalving)),
+        # wrong returned points: each is run against the returned-point claim of its method only
+        V("fedavg/polyak-output", "algorithm", "returns the average of the server iterates x_1..x_R, not x_R",
+          ("bao.returned/fedavg",), apply=_with(FedAvgPolyakOutput)),
+        V("fedavg/client-average-output", "algorithm",
+          "returns the participants' average before the server step η_s, not the server iterate",
+          ("bao.returned/fedavg",), apply=_with(FedAvgClientAverageOutput)),
+        V("fedprox/polyak-output", "algorithm", "returns the average of the server iterates, not the last one",
+          ("bao.returned/fedprox",), apply=_with(FedProxPolyakOutput)),
+        V("fedmid/polyak-output", "algorithm", "returns the average of the server iterates, not the last one",
+          ("bao.returned/fedmid", "bao.returned/fedmid-trace-population"), apply=_with(FedMiDPolyakOutput)),
+        V("fedda/polyak-output", "algorithm", "returns the average of the primal points w_1..w_R, not w_R",
+          ("bao.returned/fedda",), apply=_with(FedDAPolyakOutput)),
+        V("fast_fedda/index-shift-output", "algorithm",
+          "returns Σ_{t≤T} α_t w_t/A_T (w₀ in, w_{T+1} out) instead of Σ_{t≤T} α_t w_{t+1}/A_T",
+          ("bao.returned/fast-fedda", "bao.returned/fast-fedda-population"), apply=_with(FastFedDAIndexShift)),
+        V("fast_fedda/wtilde-output", "algorithm", "returns the running sum w̃_{T+1}/A_{T+1} (w₀ included)",
+          ("bao.returned/fast-fedda",), apply=_with(FastFedDAWtildeOutput)),
+        V("fast_fedda/server-points-only", "algorithm",
+          "α-weighted average over the server points only, not over every virtual point",
+          ("bao.returned/fast-fedda", "bao.returned/fast-fedda-population"),
+          apply=_with(FastFedDAServerPointsOnly)),
+        V("c_fedda/index-shift-output", "algorithm",
+          "returns Σ_{r≤R} α_r w̄_r/A_R (centre in, w̄_{R+1} out) instead of Σ_{r≤R} α_r w̄_{r+1}/A_R",
+          ("bao.returned/c-fedda",), apply=_with(CFedDAIndexShift)),
+        V("c_fedda/uniform-average-output", "algorithm", "uniform average of the server points, not α_r-weighted",
+          ("bao.returned/c-fedda",), apply=_with(CFedDAUniformAverage)),
+        V("mc_fedda/last-server-point", "algorithm", "returns the stage's last server point, not its average",
+          ("bao.returned/mc-fedda",), apply=_with(MCFedDALastServerPoint)),
+        V("mc_fedda/stage-centre-output", "algorithm",
+          "returns the current stage's centre ŵ_m (previous stage output) instead of ŵ_{m+1}",
+          ("bao.returned/mc-fedda",), apply=_with(MCFedDAStageCentre)),
+        V("oracle/noise-ignores-batch", "oracle", "Gaussian noise σ/√d instead of σ/√(dB)", gaussian,
+          patch=noise_not_divided_by_batch),
+        V("oracle/minibatch-divides-by-B+1", "oracle", "minibatch gradient divided by B + 1", sampled,
+          patch=minibatch_mean_off_by_one),
+        V("oracle/biased-gradient", "oracle", "every gradient multiplied by 1.05", moments + limits,
+          patch=biased_gradient),
+        V("oracle/shared-client-streams", "oracle", "all clients draw from identically seeded streams", moments,
+          patch=shared_client_streams),
+        V("oracle/replace-ignored", "oracle", "minibatches always drawn without replacement",
+          ("bao.exact/fedmid-moments",), patch=sampling_ignores_replace),
+        V("reference/uncertified", "reference", "reference solved to ~1e-4 and reported as certified", limits,
+          patch=uncertified_reference),
+        V("constants/half-L", "constants", "the constants layer reports L/2", ("bao.thm2.1/rate-T",),
+          patch=halved_smoothness),
+        V("constants/mu-of-mean-hessian", "constants", "µ taken from the mean Hessian instead of per client",
+          ("bao.thm2.1/rate-T",), patch=mu_of_mean_hessian),
+    )
+
+
+VARIANTS: tuple[Any, ...] = _variants()

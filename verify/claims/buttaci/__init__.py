@@ -15,8 +15,8 @@ PAPER = Paper(
         "fedrates.solvers.algorithms.fedprox",
         "fedrates.solvers.algorithms.fedavg",
     ),
-    claims=(".catalogue",),
-    variants=(".catalogue",),
+    claims=(".theorems", ".exact", ".experiments", ".errata"),
+    variants=(".variants",),
     falsify=(".falsify",),
     subjects=("formulas",),
 )

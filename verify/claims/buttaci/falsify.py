@@ -52,7 +52,7 @@ def _buttaci(theorem: str, algorithm: str) -> Any:
     def build(x: Mapping[str, float]) -> Instance:
         from fedrates.solvers import algorithms
         from fedrates.verify.claims.buttaci import instances as runs
-        from fedrates.verify.claims.buttaci.exact import _start
+        from fedrates.verify.claims.buttaci.instances import _start
 
         dim = int(x["dim"])
         params = {"hessian": "clustered", "clients": int(x["clients"]), "dim": dim, "samples": max(8, dim),
@@ -77,7 +77,7 @@ def _buttaci(theorem: str, algorithm: str) -> Any:
 
     def measure(instance: Instance, seeds: list[int]) -> Measured:
         from fedrates.verify.claims.buttaci import instances as runs
-        from fedrates.verify.claims.buttaci.exact import _g2, _gap
+        from fedrates.verify.claims.buttaci.instances import _g2, _gap
 
         consts, problem = instance.extra["consts"], instance.problem
         gaps, g2, finite = [], 0.0, True

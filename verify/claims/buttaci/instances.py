@@ -222,3 +222,57 @@ def round_map(problem: Any, algorithm: str, gamma: float, E: int, alpha: float =
             J[r * d:(r + 1) * d, (i + 1) * d:(i + 2) * d] += w * B[i]
             c[r * d:(r + 1) * d] += w * ci[i]
     return J, c, d
+
+
+# ---- instances, starting points and a-posteriori constants shared by the claims --------------------------------
+#: the common-Hessian instance (exact per-round multipliers, eq. (9), the speedup erratum)
+COMMON = {"preset": "buttaci-common"}
+#: the cluster-specific instance with messages of (x, y) (Lemma 1, round maps, deviations, the returned point)
+LEMMA1_INSTANCE = {"preset": "buttaci-clustered", "message": "data"}
+
+COMMON_REGIME = ("Least squares, C = 6, d = 4, one common Hessian (spectrum log-spaced in [0.1, 5], L/μ = 50), "
+                 "client optima in 2 clusters, messages from (x, y), degree weights p_i ∈ [0.009, 0.23]; "
+                 "exact gradients, theorem step sizes.")
+CLUSTER_REGIME = ("Least squares, C = 6, d = 4, 2 clusters of 2 and 4 clients with independent Haar bases (spectra "
+                  "in [0.1, 5], 5° rotations within a cluster; top eigenvectors |cos| ≥ 0.985 within, ≤ 0.63 "
+                  "across clusters), degree weights of the similarity graph (0.10–0.21; 0.017–0.24 with messages "
+                  "from (x, y)); theorem step sizes.")
+
+
+def _start(problem: Any, consts: dict, scale: float = 2.0) -> np.ndarray:
+    """A fixed initial point w* + scale·u with u a unit vector with a component on every eigen-direction."""
+    u = np.random.default_rng(20_040).standard_normal(problem.dim)
+    return consts["w_star"] + scale * u / np.linalg.norm(u)
+
+
+def _gap(problem: Any, consts: dict, X: np.ndarray) -> np.ndarray:
+    return np.asarray(problem.smooth_value(X)) - consts["f_star"]
+
+
+def _g2(problem: Any, run: Run) -> float:
+    """A-posteriori G²: max over visited (t, k, i, replica) of ‖∇f_i(query point)‖² + σ² (Assumption 3 at the
+    points where gradients are taken: w for FedProx, the perturbed w̃ for PFL)."""
+    G = problem.client_gradients(run.queries)
+    return float(np.max(np.sum(G * G, axis=-1))) + float(problem.noise_std) ** 2
+
+
+def _ball_g2(problem: Any, consts: dict, w0: np.ndarray) -> tuple[float, float]:
+    """A-priori G² on the ball B(w*, ρ), ρ = ‖w0 − w*‖ + max_i ‖w_i* − w*‖ (local gradient steps with γ ≤ 1/L on
+    strongly convex quadratics do not move away from w_i*): G = max_i ‖∇f_i(w*)‖ + L_i ρ, plus σ² (Assumption 3
+    computed from the instance, independently of the run; the run is checked to stay inside the ball)."""
+    ws = consts["w_star"]
+    radius = float(np.linalg.norm(w0 - ws) + np.max(np.linalg.norm(consts["client_minimisers"] - ws, axis=-1)))
+    grads = problem.client_gradients(np.broadcast_to(ws, (problem.clients, problem.dim)))
+    L_i = np.max(np.abs(np.linalg.eigvalsh(problem.datafit.hessians)), axis=-1)
+    G = float(np.max(np.linalg.norm(grads, axis=-1) + L_i * radius))
+    return G * G + float(problem.noise_std) ** 2, radius
+
+
+def _perturb_weights(P: np.ndarray) -> np.ndarray:
+    """p_in + D, D symmetric with zero row sums on clients 0–3 (degrees unchanged, p_in ≥ 0)."""
+    P = np.array(P, dtype=float)
+    delta = 0.5 * min(P[0, 2], P[1, 3])
+    D = np.zeros_like(P)
+    for (i, j), sign in {(0, 1): 1, (2, 3): 1, (0, 2): -1, (1, 3): -1}.items():
+        D[i, j] = D[j, i] = sign * delta
+    return P + D

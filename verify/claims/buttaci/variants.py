@@ -1,7 +1,7 @@
 """Broken variants of the Buttaci & Calafiore algorithms: plausible wrong implementations of PFL(β)
 (Algorithm 1) and of FedProx as analysed (App. A), each changing one thing of the correct code, and a patch that
-drops the sign canonicalisation of the similarity graph's messages. The catalogue is
-:data:`fedrates.verify.claims.buttaci.VARIANTS`.
+drops the sign canonicalisation of the similarity graph's messages. The catalogue ``VARIANTS`` at the end of this
+module names the claims every variant must be caught by.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import numpy as np
 
 from fedrates.solvers.algorithms.fedprox import FedProx
 from fedrates.solvers.algorithms.pfl import PFL
+from fedrates.verify.variants import BrokenVariant
 
-__all__ = ["BetaOnWrongModel", "UniformAggregation", "CurrentRoundNeighbours", "StepTimesTen", "StepOverE",
+__all__ = ["VARIANTS", "BetaOnWrongModel", "UniformAggregation", "CurrentRoundNeighbours", "StepTimesTen", "StepOverE",
            "NoBroadcast", "ProxSignFlipped", "FedProxStepTimesTen", "FedProxStepOverE", "FedProxNoBroadcast",
            "no_sign_canonicalisation", "cosine_adjacency", "row_normalised_weights", "ReturnsUniformAverage",
            "FedProxReturnsPrevious", "gamma_uniform_weights", "extremes_of_f"]
@@ -241,3 +242,100 @@ def gamma_uniform_weights() -> Any:
 def extremes_of_f() -> Any:
     """L and μ of f (the weighted average) instead of the per-client extremes of Assumptions 4–5."""
     return _patched_constants(lambda problem, consts: consts | {"L": consts["L_f"], "mu": consts["mu_f"]})
+
+
+# ---- the catalogue: every broken variant and the claims that must catch it
+def _with(alg: Any) -> Any:
+    """``apply``: run the claim with the broken algorithm."""
+    return lambda claim: claim.with_algorithm(alg)
+
+
+VARIANTS: tuple[BrokenVariant, ...] = (
+    BrokenVariant(
+        id="similar_quadratic/gamma-uniform-weights", target="instance",
+        bug="Γ of Def. 3 computed with uniform weights 1/C (in f* and in Σ p_i f_i*) instead of the degrees",
+        claims=("buttaci.constants/second-route",), patch=gamma_uniform_weights),
+    BrokenVariant(
+        id="similar_quadratic/L-mu-of-f", target="instance",
+        bug="L and μ of f instead of the per-client extremes max_i ‖H_i‖, min_i λ_min(H_i) (Assumptions 4–5)",
+        claims=("buttaci.constants/second-route",), patch=extremes_of_f),
+    BrokenVariant(
+        id="similarity/cosine-adjacency", target="instance",
+        bug="adjacency 1 − mis(i, n) instead of −ln mis(i, n) (Def. 2); symmetric, non-negative, degree "
+            "identities kept",
+        claims=("buttaci.graph/invariants", "buttaci.lemB3/round-map", "buttaci.lemA3/round-map"),
+        patch=cosine_adjacency),
+    BrokenVariant(
+        id="similarity/row-normalised-weights", target="instance",
+        bug="p_in from row-normalised adjacency, symmetrised, instead of A_in/1ᵀA1 (Algorithm 1); symmetric, "
+            "non-negative, Σ p_in = 1, p_i = Σ_n p_in kept",
+        claims=("buttaci.graph/invariants", "buttaci.lemB3/round-map", "buttaci.lemA3/round-map"),
+        patch=row_normalised_weights),
+    BrokenVariant(
+        id="pfl/returns-uniform-neighbour-mean", target="algorithm",
+        bug="returns (1/C) Σ_i u^i (an unweighted mean of the neighbour averages) instead of the server model",
+        claims=("buttaci.alg1/returned-point",), apply=_with(ReturnsUniformAverage())),
+    BrokenVariant(
+        id="fedprox/returns-previous-round", target="algorithm",
+        bug="returns the previous round's server model w̄_{T−1,0} instead of w̄_{T,0}",
+        claims=("buttaci.alg1/returned-point",), apply=_with(FedProxReturnsPrevious())),
+    BrokenVariant(
+        id="similarity/no-sign-canonicalisation", target="instance",
+        bug="messages taken with whatever sign the eigen/SVD routine returns (Def. 1 is sign-sensitive)",
+        claims=("buttaci.graph/invariants",), patch=no_sign_canonicalisation),
+    BrokenVariant(
+        id="pfl/beta-on-wrong-model", target="algorithm",
+        bug="perturbed point (1 − β) w + β u instead of β w + (1 − β) u",
+        claims=("buttaci.lemma1/identity", "buttaci.alg1/reductions", "buttaci.lemB3.kappa/exact-multiplier",
+                "buttaci.lemB3.kappa/mean-multiplier", "buttaci.eq9/speedup", "buttaci.thm3/beta-floor"),
+        apply=_with(BetaOnWrongModel())),
+    BrokenVariant(
+        id="pfl/sample-size-weights", target="algorithm",
+        bug="server aggregates with n_i/N (1/C here) instead of the graph degrees p_i",
+        claims=("buttaci.lemma1/identity", "buttaci.alg1/reductions", "buttaci.lemB3.kappa/exact-multiplier",
+                "buttaci.cor1/rate"),
+        apply=_with(UniformAggregation())),
+    BrokenVariant(
+        id="pfl/current-round-neighbours", target="algorithm",
+        bug="u^i from the neighbours' current local iterates instead of their last-round models",
+        claims=("buttaci.lemma1/identity", "buttaci.lemB3.kappa/exact-multiplier", "buttaci.thm3/beta-floor"),
+        apply=_with(CurrentRoundNeighbours())),
+    BrokenVariant(
+        id="pfl/step-x10", target="algorithm", bug="local steps ten times the theorem step size",
+        claims=("buttaci.lemB3.kappa/exact-multiplier", "buttaci.lemB2/deviation", "buttaci.lemB3.kappa/stability"),
+        apply=_with(StepTimesTen())),
+    BrokenVariant(
+        id="fedprox/prox-sign-flipped", target="algorithm",
+        bug="local direction g − α(w − w̄_{t,0}): the proximal term pushes away from the server model",
+        claims=("buttaci.lemA3.kappa/exact-multiplier", "buttaci.eq9/ordering"),
+        apply=_with(ProxSignFlipped())),
+    BrokenVariant(
+        id="fedprox/step-x10", target="algorithm", bug="local steps ten times the theorem step size",
+        claims=("buttaci.lemA3.kappa/exact-multiplier", "buttaci.lemA2/deviation", "buttaci.lemA3/recursion"),
+        apply=_with(FedProxStepTimesTen())),
+    BrokenVariant(
+        id="pfl/no-broadcast", target="algorithm",
+        bug="clients start every round from their own last local model (the server model is never sent back)",
+        claims=("buttaci.cor1/rate", "buttaci.lemB3/round-map"),
+        apply=_with(NoBroadcast())),
+    BrokenVariant(
+        id="pfl/step-over-E", target="algorithm",
+        bug="local step γ/E (normalised by the number of local steps) instead of the theorem step γ",
+        claims=("buttaci.thm4/validity", "buttaci.lemB3.kappa/exact-multiplier", "buttaci.eq9/speedup"),
+        apply=_with(StepOverE())),
+    BrokenVariant(
+        id="fedprox/step-over-E", target="algorithm",
+        bug="local step γ/E (normalised by the number of local steps) instead of the theorem step γ",
+        claims=("buttaci.thm2/validity", "buttaci.lemA3.kappa/exact-multiplier"),
+        apply=_with(FedProxStepOverE())),
+    BrokenVariant(
+        id="fedprox/no-broadcast", target="algorithm",
+        bug="clients start every round from their own last local model (the server model is never sent back)",
+        claims=("buttaci.thm2/validity", "buttaci.lemA3/round-map"),
+        apply=_with(FedProxNoBroadcast())),
+    BrokenVariant(
+        id="fedprox/update-divided-by-C", target="algorithm",
+        bug="server applies the weighted average of the client updates divided once more by C (= server step 1/C)",
+        claims=("buttaci.thm2/validity", "buttaci.lemA3.kappa/exact-multiplier"),
+        apply=_with(FedProx(server_step=1 / 6))),
+)
