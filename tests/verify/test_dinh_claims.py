@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 
 import pytest
+from _seeds import base_seeds
 
 from fedrates.verify.claims.base import OK_VERDICTS
 from fedrates.verify.claims.dinh import errata, exact, experiments, theorems, variants
@@ -32,7 +33,7 @@ def verdict(claim, base_seed=0):
     return claim.judge(result.records[claim.id], PROFILE)
 
 
-@pytest.mark.parametrize("base_seed", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("base_seed", base_seeds([0, 1, 2, 3, 4]))
 @pytest.mark.parametrize("claim_id", ["dinh.alg1/mean-sarah", "dinh.alg1/mean-svrg", "dinh.alg1/cov-sarah",
                                       "dinh.alg1/cov-svrg"])
 def test_correct_algorithms_pass_the_exact_claims_for_five_seeds(claim_id, base_seed):

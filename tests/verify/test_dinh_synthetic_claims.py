@@ -4,6 +4,7 @@ seeds and each broken variant of ``verify.claims.dinh.variants.SYNTHETIC_VARIANT
 from __future__ import annotations
 
 import pytest
+from _seeds import base_seeds
 
 from fedrates.verify.claims.dinh import experiments, variants
 from fedrates.verify.sweep import run_claims
@@ -18,7 +19,7 @@ def verdict(claim, base_seed=0):
     return claim.judge(result.records[claim.id], "quick")
 
 
-@pytest.mark.parametrize("base_seed", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("base_seed", base_seeds([0, 1, 2, 3, 4]))
 @pytest.mark.parametrize("claim_id", sorted(CLAIMS))
 def test_correct_algorithm_passes(claim_id, base_seed):
     v = verdict(CLAIMS[claim_id], base_seed)
