@@ -1,7 +1,7 @@
 """The errata of Dinh et al., "Federated Learning with Proximal Stochastic Variance Reduced Gradient Algorithms" (ICPP
 2020), each with its kind, the place and wording of the paper, what is true instead, the evidence and the prediction
 its claim tests (the :class:`~fedrates.errata.Erratum` contract).  Shared by the catalogue notes
-(:mod:`fedrates.bounds.catalog.dinh`) and the claims (:mod:`fedrates.verify.claims.dinh.theorems`); no heavy imports.
+(:mod:`fedrates.bounds.catalog.dinh`) and the claims (:mod:`fedrates.verify.claims.dinh.errata`); no heavy imports.
 
 Kinds, and why:
 

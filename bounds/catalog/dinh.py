@@ -532,16 +532,16 @@ _alg1 = Theorem(
                r"\mathrm{vec}\,\mathbb{E}[(\bar w^{(s)} - w^*)(\cdot)^\top] = \mathcal{T}\,\mathrm{vec}\,"
                r"\mathbb{E}[(\bar w^{(s-1)} - w^*)(\cdot)^\top]"),
     algorithms=(*ALGS, "fedprox_sgd"),
-    symbols={"M_exact": "the moment computed by the exact recursion (fedrates.verify.claims.dinh.moments)"},
+    symbols={"M_exact": "the moment computed by the exact recursion (fedrates.verify.claims.dinh.exact.moments)"},
     lhs="exact_moment",
     rhs=M_exact,
     kind="explicit",
     probability="expectation",
     notes=(Note("Derived from the update rules (8a), (8b), (10) and the random output of (52): on a finite sum whose "
                 "sample gradients all vanish at w*, one local step is linear with a random matrix depending only on "
-                "the fresh minibatch, so the moments follow an exact recursion (fedrates.verify.claims.dinh.moments); "
-                "the "
-                "claims compare Monte-Carlo means with it two-sided (an identity: measured = M_exact)."), _N_OUTPUT),
+                "the fresh minibatch, so the moments follow an exact recursion "
+                "(fedrates.verify.claims.dinh.exact.moments); the claims compare Monte-Carlo means with it "
+                "two-sided (an identity: measured = M_exact)."), _N_OUTPUT),
     equation="Algorithm 1, (8a)/(8b), (10), (52)",
 )
 _sec5 = Theorem(

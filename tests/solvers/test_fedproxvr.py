@@ -14,8 +14,8 @@ from fedrates.bounds import fedproxvr as fb
 from fedrates.solvers import algorithms, fedproxvr_constants, problems
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.problems.finite_sum import finite_sum
-from fedrates.verify.claims.dinh.moments import FedProxVRMoments
-from fedrates.verify.claims.dinh.theorems import device_problem
+from fedrates.verify.claims.dinh.exact.moments import FedProxVRMoments
+from fedrates.verify.claims.dinh.instances import device_problem
 
 NAMES = ("fedproxvr_sarah", "fedproxvr_svrg", "fedprox_sgd")
 

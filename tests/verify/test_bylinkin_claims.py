@@ -12,12 +12,20 @@ from functools import cache
 import numpy as np
 import pandas as pd
 import pytest
+from _seeds import base_seeds
 
 from fedrates.verify import records as rec
 from fedrates.verify.claims import get as get_claim
 from fedrates.verify.claims import ids as claim_ids
-from fedrates.verify.claims.bylinkin import exact as bylinkin_exact
-from fedrates.verify.claims.bylinkin import theorems as bylinkin
+from fedrates.verify.claims.bylinkin import _checks, errata, exact, experiments, instances, theorems, variants
+from fedrates.verify.claims.bylinkin.exact import maps as exact_maps
+from fedrates.verify.claims.bylinkin.exact import moments as exact_moments
+from fedrates.verify.claims.bylinkin.theorems import extragradient, variance_reduced
+
+#: every claim of the paper, whichever module of the layout defines it
+PAPER_CLAIMS = theorems.CLAIMS + exact.CLAIMS + experiments.CLAIMS + errata.CLAIMS
+#: the claims of this file: all but those built on the deterministic maps of exact/maps.py (test_bylinkin_exact.py)
+CLAIMS = tuple(c for c in PAPER_CLAIMS if type(c).__module__ != exact_maps.__name__)
 
 PROFILE = "quick"
 ERRATA = {"bylinkin.thm5/one-step", "bylinkin.thm5/inexact-trajectory",
@@ -46,14 +54,14 @@ def _verdict(claim_id: str, base_seed: int = 0) -> tuple[dict, pd.DataFrame]:
 
 
 def test_every_claim_is_registered_with_a_variant():
-    ours = [c.id for c in bylinkin.CLAIMS]
+    ours = [c.id for c in CLAIMS]
     assert set(ours) <= set(claim_ids())
-    covered = {cid for v in bylinkin.VARIANTS for cid in v.claim_ids(ours)}
+    covered = {cid for v in variants.VARIANTS for cid in v.claim_ids(ours)}
     # every claim except the documented-erratum ones is targeted by at least one broken variant
     assert set(ours) - ERRATA <= covered
 
 
-@pytest.mark.parametrize("claim_id", [c.id for c in bylinkin.CLAIMS])
+@pytest.mark.parametrize("claim_id", [c.id for c in CLAIMS])
 def test_correct_algorithms_pass(claim_id):
     verdict, records = _verdict(claim_id)
     rec.validate(records)
@@ -64,7 +72,7 @@ def test_correct_algorithms_pass(claim_id):
     assert verdict["reference"]["sufficient"] is True
 
 
-@pytest.mark.parametrize("base_seed", [1, 2, 3, 4])
+@pytest.mark.parametrize("base_seed", base_seeds([1, 2, 3, 4]))
 @pytest.mark.parametrize("claim_id", STOCHASTIC)
 def test_stochastic_claims_pass_for_more_base_seeds(claim_id, base_seed):
     verdict, _ = _verdict(claim_id, base_seed)
@@ -73,12 +81,12 @@ def test_stochastic_claims_pass_for_more_base_seeds(claim_id, base_seed):
     assert verdict["verdict"] == expected, verdict["message"]
 
 
-@pytest.mark.parametrize("variant", bylinkin.VARIANTS, ids=lambda v: v.id)
+@pytest.mark.parametrize("variant", variants.VARIANTS, ids=lambda v: v.id)
 @pytest.mark.parametrize("base_seed", [0, 1])
 def test_broken_variants_fail(variant, base_seed):
     if variant.id in STALLING or (variant.id in MUST_FAIL and not base_seed):
         pytest.skip("checked claim by claim in test_named_variant_fails_each_claim_that_concerns_it")
-    targets = variant.claim_ids([c.id for c in bylinkin.CLAIMS + bylinkin_exact.CLAIMS])
+    targets = variant.claim_ids([c.id for c in PAPER_CLAIMS])
     if base_seed:  # the claims checked one by one at base seed 0 are not rerun here
         targets = [t for t in targets if t not in MUST_FAIL.get(variant.id, ())] or targets
     deterministic = all(t not in STOCHASTIC for t in targets)
@@ -112,7 +120,7 @@ def test_corrected_round_count_is_three_with_mf():
     verdict, records = _verdict("bylinkin.thm7.mf.corrected/rounds")
     values = records.loc[records["metric"] == "rounds_per_iteration", "value"].to_numpy()
     claim = get_claim("bylinkin.thm7.mf.corrected/rounds")
-    _, sp = bylinkin.instance(claim.params)
+    _, sp = instances.instance(claim.params)
     mean, sd, extra = claim.prediction(sp)
     assert extra["p"] == extra["q"] and mean == pytest.approx(3.0)
     n = values.size * claim.batch  # the records hold batch means of claim.batch replicas each
@@ -143,11 +151,11 @@ def test_preconditions_failing_give_conditions_not_met():
 
 
 def test_generic_checks_can_fail():
-    assert bylinkin.slope_check(np.array([1, 10, 100.0]), np.array([1, 10, 100.0]), 0.5).verdict == "fail"
-    assert bylinkin.slope_check(np.array([1, 10, 100.0]), np.array([1, 3.1623, 10.0]), 0.5).verdict == "pass"
-    assert bylinkin.spread_check(np.array([100, 102, 99.0])).verdict == "pass"
-    assert bylinkin.spread_check(np.array([100, 110, 98.0])).verdict == "fail"
-    assert bylinkin.max_ratio_check(np.array([0.5, 1.0 + 1e-6]), "x").verdict == "fail"
+    assert _checks.slope_check(np.array([1, 10, 100.0]), np.array([1, 10, 100.0]), 0.5).verdict == "fail"
+    assert _checks.slope_check(np.array([1, 10, 100.0]), np.array([1, 3.1623, 10.0]), 0.5).verdict == "pass"
+    assert _checks.spread_check(np.array([100, 102, 99.0])).verdict == "pass"
+    assert _checks.spread_check(np.array([100, 110, 98.0])).verdict == "fail"
+    assert _checks.max_ratio_check(np.array([0.5, 1.0 + 1e-6]), "x").verdict == "fail"
 
 
 def test_separation_figure_is_drawn_from_the_grid_records(tmp_path):
@@ -163,7 +171,8 @@ def test_separation_figure_is_drawn_from_the_grid_records(tmp_path):
 def test_separation_figure_draws_every_method_with_its_predicted_law():
     from fedrates.reports.paper_figures import bylinkin_separation
 
-    grid_claims = [c.id for c in bylinkin.CLAIMS if isinstance(c, (bylinkin.RoundsGridClaim, bylinkin.VRScalingClaim))]
+    grid_claims = [c.id for c in theorems.CLAIMS
+                   if isinstance(c, (extragradient.RoundsGridClaim, variance_reduced.VRScalingClaim))]
     records = pd.concat([_verdict(cid)[1] for cid in grid_claims], ignore_index=True)
     fig = bylinkin_separation(records)
     labels = {ax.get_title(): [line.get_label() for line in ax.get_lines()] for ax in fig.axes}
@@ -207,8 +216,8 @@ STALLING = {"vrcs/no-control-variate"}
 
 @pytest.mark.parametrize("variant_id, claim_id", [(v, c) for v, cs in MUST_FAIL.items() for c in cs])
 def test_named_variant_fails_each_claim_that_concerns_it(variant_id, claim_id):
-    variant = {v.id: v for v in bylinkin.VARIANTS}[variant_id]
-    assert claim_id in variant.claim_ids([c.id for c in bylinkin.CLAIMS])
+    variant = {v.id: v for v in variants.VARIANTS}[variant_id]
+    assert claim_id in variant.claim_ids([c.id for c in CLAIMS])
     claim = get_claim(claim_id)
     if variant_id in STALLING:
         claim = dataclasses.replace(claim, grid=claim.grid[:2])
@@ -220,20 +229,20 @@ def test_noise_floor_stationary_moment_is_exact():
     # the stationary second moment solves S = sum_b pi_b (M_b S M_b^T + c_b c_b^T); the affine offsets have mean 0
     # (unbiased oracles), and the transient recursion from x* converges to it
     claim = get_claim("bylinkin.thm5.corrected/noise-floor")
-    _, sp = bylinkin.instance(claim.params)
+    _, sp = instances.instance(claim.params)
     theta = claim.theta_scale / (sp.delta_f + sp.delta_g)
     p = sp.delta_f / (sp.delta_f + sp.delta_g)
-    branches = bylinkin.a1_affine_branches(sp, theta, p)
+    branches = exact_moments.a1_affine_branches(sp, theta, p)
     assert sum(b[0] for b in branches) == pytest.approx(1.0)
     assert np.allclose(sum(pb * c for pb, _, c in branches), 0.0, atol=1e-12)
     assert min(np.linalg.norm(c) for _, _, c in branches) > 1e-3  # non-interpolating: noise at x*
-    S = bylinkin.a1_second_moment(branches, None)
+    S = exact_moments.a1_second_moment(branches, None)
     again = sum(pb * (M @ S @ M.T + np.outer(c, c)) for pb, M, c in branches)
     assert np.allclose(again, S, rtol=1e-10, atol=1e-14)
-    far = bylinkin.a1_second_moment(branches, 3000)
+    far = exact_moments.a1_second_moment(branches, 3000)
     assert np.allclose(far, S, rtol=1e-6)
     # with the offsets removed the interpolation operator of bylinkin.thm1/second-moment is recovered
-    plain = bylinkin.a1_branches(sp, theta, p)
+    plain = exact_moments.a1_branches(sp, theta, p)
     assert all(np.allclose(M, Mp) for (_, M, _), (_, Mp) in zip(branches, plain, strict=True))
 
 
@@ -270,6 +279,6 @@ def test_round_targets_must_be_relative_accuracies():
     claim = get_claim("bylinkin.thm2/rate-df")
     for eps in (0.0, -1e-3, 1.0, float("nan")):
         with pytest.raises(InputError, match="0 < eps < 1"):
-            bylinkin.vr_rounds_to_eps(None, claim.params, eps, [0], 10)
+            variance_reduced.vr_rounds_to_eps(None, claim.params, eps, [0], 10)
         with pytest.raises(InputError, match="0 < eps < 1"):
-            bylinkin.rounds_to_eps(None, claim.params, eps)
+            extragradient.rounds_to_eps(None, claim.params, eps)

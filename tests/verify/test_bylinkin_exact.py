@@ -1,4 +1,4 @@
-"""The deterministic Bylinkin et al. claims (:mod:`fedrates.verify.claims.bylinkin.exact`): correct code passes (or
+"""The deterministic Bylinkin et al. claims (:mod:`fedrates.verify.claims.bylinkin.exact.maps`): correct code passes (or
 gives the documented erratum) at every base seed, the erratum claims fail the way they predict, the predictions
 agree with independent scalar re-derivations, and the broken variants aimed at them fail.
 """
@@ -14,8 +14,11 @@ import pytest
 
 from fedrates.verify import records as rec
 from fedrates.verify.claims import get as get_claim
-from fedrates.verify.claims.bylinkin import exact as bylinkin_exact
-from fedrates.verify.claims.bylinkin import theorems as bylinkin
+from fedrates.verify.claims.bylinkin import errata, instances, variants
+from fedrates.verify.claims.bylinkin.exact import maps as exact_maps
+
+#: the claims built on the deterministic maps of exact/maps.py (its two erratum claims are listed in errata.py)
+EXACT_CLAIMS = exact_maps.CLAIMS + tuple(c for c in errata.CLAIMS if type(c).__module__ == exact_maps.__name__)
 
 PROFILE = "quick"
 ERRATA = {"bylinkin.thm5/counterexample", "bylinkin.thm7/printed-line7"}
@@ -36,7 +39,7 @@ def _metric(records: pd.DataFrame, name: str) -> float:
     return float(records.loc[records["metric"] == name, "value"].iloc[0])
 
 
-@pytest.mark.parametrize("claim_id", [c.id for c in bylinkin_exact.CLAIMS])
+@pytest.mark.parametrize("claim_id", [c.id for c in EXACT_CLAIMS])
 def test_correct_algorithms_pass(claim_id):
     verdict, records = _verdict(claim_id)
     rec.validate(records)
@@ -85,7 +88,7 @@ def test_counterexample_matches_the_scalar_recursion_and_fails_at_step_5():
 
 
 def test_counterexample_instance_satisfies_every_assumption():
-    sp = bylinkin_exact._counterexample_split()
+    sp = instances._counterexample_split()
     assert sp.mu == pytest.approx(0.01, rel=1e-12)
     assert sp.delta_f == pytest.approx(0.4, rel=1e-12) and sp.delta_g == pytest.approx(0.6, rel=1e-12)
     assert sp.mu < sp.delta_f < sp.delta_g and sp.lambda_min_h1 > 0
@@ -111,6 +114,6 @@ def test_printed_line7_follows_the_printed_recursion():
                                         "acc_vrcs/printed-sign", "sc_acc_extragradient/eta-double",
                                         "sc_acc_extragradient/no-interpolation"])
 def test_new_variants_fail_their_first_claim(variant_id):
-    variant = next(v for v in bylinkin.VARIANTS if v.id == variant_id)
+    variant = next(v for v in variants.VARIANTS if v.id == variant_id)
     claim = variant.apply(get_claim(variant.claims[0]))
     assert _run(claim)[0]["verdict"] == "fail"

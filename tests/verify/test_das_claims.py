@@ -13,11 +13,21 @@ from functools import cache
 
 import numpy as np
 import pytest
+from _seeds import base_seeds
 
-from fedrates.verify.claims.das import theorems as das
+from fedrates.verify.claims.das import errata, experiments, instances, variants
+from fedrates.verify.claims.das.exact import identities
+from fedrates.verify.claims.das.theorems import bounds, lemmas
 from fedrates.verify.sweep import run_claims
 
-CLAIMS = {c.id: c for c in das.CLAIMS}
+#: the claims of the theorems, the exact identities with full participation, Figures 1-2 and the step-(23) erratum
+#: (the privacy, sampling, heterogeneity and calibrated-figure claims are tested in test_das_review.py)
+CLAIMS = {c.id: c for m in (bounds, lemmas, identities) for c in m.CLAIMS} | {
+    c.id: c for c in experiments.CLAIMS + errata.CLAIMS
+    if c.id in ("das.fig1/reproduction", "das.fig2/snr", "das.erratum/poisson-step23")
+}
+#: the broken variants that name these claims
+VARIANTS = tuple(v for v in variants.VARIANTS if v.claim_ids(list(CLAIMS)))
 CHEAP = sorted(cid for cid in CLAIMS if not cid.startswith(("das.fig1", "das.remark1", "das.erratum")))
 
 
@@ -39,15 +49,15 @@ def test_registry_lists_the_das_claims_and_variants() -> None:
     assert "das" in {c.id.split(".")[0] for c in registry.all_claims()}
     assert set(CLAIMS) <= set(registry.ids())
     ids = {v.id for v in all_variants()}
-    assert {v.id for v in das.VARIANTS} <= ids
-    for claim in das.CLAIMS:
+    assert {v.id for v in VARIANTS} <= ids
+    for claim in CLAIMS.values():
         assert claim.title and claim.regime and claim.why, claim.id
     # every claim is named by at least one broken variant
     for cid in CLAIMS:
-        assert any(v.claim_ids([cid]) for v in das.VARIANTS), cid
+        assert any(v.claim_ids([cid]) for v in VARIANTS), cid
 
 
-@pytest.mark.parametrize("base_seed", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("base_seed", base_seeds([0, 1, 2, 3, 4]))
 @pytest.mark.parametrize("claim_id", CHEAP)
 def test_correct_algorithms_pass(claim_id: str, base_seed: int) -> None:
     v = _verdict(claim_id, base_seed)
@@ -56,7 +66,7 @@ def test_correct_algorithms_pass(claim_id: str, base_seed: int) -> None:
     assert v["seeds"]
 
 
-@pytest.mark.parametrize("variant", das.VARIANTS, ids=lambda v: v.id)
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.id)
 def test_every_broken_variant_fails_a_claim_it_names(variant) -> None:
     targets = variant.claim_ids(list(CLAIMS))
     assert targets, variant.id
@@ -88,13 +98,13 @@ def test_figure1_correct_passes_and_reports_the_clip_threshold(base_seed: int) -
 
 
 def test_figure1_fails_when_normalised_noise_is_not_divided() -> None:
-    assert _judge(FIG_LIGHT.with_algorithm(das.broken("norm/noise-not-divided")))["verdict"] == "fail"
+    assert _judge(FIG_LIGHT.with_algorithm(variants.broken("norm/noise-not-divided")))["verdict"] == "fail"
 
 
 def test_conditions_not_met_is_never_a_pass() -> None:
     # Lemmas outside the tight regime (C-hat below 4 sqrt(L max Delta*)) and with eta > 1/(2LE)
     base = CLAIMS["das.lemmas/deterministic"]
-    loose = dataclasses.replace(base, problem_params={**das.TIGHT, "spread": 3.0},
+    loose = dataclasses.replace(base, problem_params={**instances.TIGHT, "spread": 3.0},
                                 configs=({"eta": 0.02, "E": 5, "C": 0.5, "sigma": 0.5},))
     v = _judge(loose)
     assert v["verdict"] == "conditions-not-met"
@@ -108,13 +118,13 @@ def test_conditions_not_met_is_never_a_pass() -> None:
 def test_per_client_inequality_fails_outside_the_tight_regime() -> None:
     # negative control of the C-hat condition: with C-hat far below 4 sqrt(L max Delta*) the clipped-client case of
     # (44), A_i <= -3 eta C ||u||/(8LE), fails for some client, so the condition is not decorative
-    inst = das.instance({**das.TIGHT, "spread": 3.0})
+    inst = instances.instance({**instances.TIGHT, "spread": 3.0})
     eta, E, C = 0.02, 5, 0.5
     assert C / E < 4 * np.sqrt(inst.L * inst.Delta.max())
-    P = das.update_matrices(inst, eta, E)
+    P = instances.update_matrices(inst, eta, E)
     W = inst.w_star[None]  # at w*: every client is clipped, A_i = -2 eta <clip(u), 0> + eta^2 C^2 > bound < 0
-    U = das.updates(inst, P, W)[0]
-    g = das.clip_ref(U, C)
+    U = instances.updates(inst, P, W)[0]
+    g = instances.clip_ref(U, C)
     A = eta**2 * np.sum(g**2, axis=-1) - 2 * eta * g @ (W[0] - inst.w_star)
     bound = -3 * eta * C * np.linalg.norm(U, axis=-1) / (8 * inst.L * E)
     assert np.all(np.linalg.norm(U, axis=-1) > C) and np.any(A > bound)
@@ -122,22 +132,22 @@ def test_per_client_inequality_fails_outside_the_tight_regime() -> None:
 
 def test_exact_moments_match_an_independent_monte_carlo_of_the_recursion() -> None:
     # the exact recursion used as the prediction, checked against a direct simulation of w_{k+1} = M w_k + ...
-    inst = das.instance(das.HETERO)
+    inst = instances.instance(instances.HETERO)
     eta, beta, E, sigma, K = 0.1, 0.04, 4, 0.2, 12
-    w0 = das._start(inst, 3.0)
-    mean, sd = das.exact_no_clip_moments(inst, eta, beta, E, sigma, K, w0)
-    P = das.update_matrices(inst, eta, E)
+    w0 = instances._start(inst, 3.0)
+    mean, sd = instances.exact_no_clip_moments(inst, eta, beta, E, sigma, K, w0)
+    P = instances.update_matrices(inst, eta, E)
     rng = np.random.default_rng(0)
     W = np.broadcast_to(w0, (4000, inst.d)).copy()
     for _ in range(K):
-        W = W - beta * das.updates(inst, P, W).mean(axis=1) - beta * sigma * rng.standard_normal(W.shape)
+        W = W - beta * instances.updates(inst, P, W).mean(axis=1) - beta * sigma * rng.standard_normal(W.shape)
     gaps = inst.gap(W)
     assert abs(gaps.mean() - mean[K]) < 4 * sd[K] / np.sqrt(4000)
     assert gaps.std() == pytest.approx(sd[K], rel=0.1)
 
 
 def test_fact3_holds_on_the_grid() -> None:
-    assert das.fact3_min_slack() > -1e-12
+    assert lemmas.fact3_min_slack() > -1e-12
 
 
 @pytest.mark.parametrize("base_seed", [0, 1])
@@ -150,14 +160,14 @@ def test_poisson_step23_is_an_erratum_with_a_verified_prediction(base_seed: int)
 
 
 def test_poisson_erratum_turns_into_fail_when_its_prediction_fails() -> None:
-    claim = CLAIMS["das.erratum/poisson-step23"].with_algorithm(das.broken("clip/divide-by-sample-size"))
+    claim = CLAIMS["das.erratum/poisson-step23"].with_algorithm(variants.broken("clip/divide-by-sample-size"))
     assert _judge(claim)["verdict"] == "fail"
 
 
 def test_figure1_renders_one_panel_per_setting() -> None:
     result = run_claims([FIG_LIGHT], "quick", None, base_seed=0)
     records = result.records[FIG_LIGHT.id]
-    fig = das.figure1(records, {"clip_threshold_note": "threshold note"})
+    fig = experiments.figure1(records, {"clip_threshold_note": "threshold note"})
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert len(visible) == 2
     assert all(len(ax.get_lines()) >= 2 for ax in visible)
@@ -178,10 +188,10 @@ DESIGNATED = {
 
 def test_added_claims_are_cheap_and_named_by_their_variants() -> None:
     ids = list(CLAIMS)
-    for cid, variants in DESIGNATED.items():
+    for cid, named in DESIGNATED.items():
         assert cid in CHEAP, cid
-        for vid in variants:
-            variant = next(v for v in das.VARIANTS if v.id == f"dp_{vid}")
+        for vid in named:
+            variant = next(v for v in VARIANTS if v.id == f"dp_{vid}")
             assert cid in variant.claim_ids(ids), (cid, vid)
 
 
@@ -190,7 +200,7 @@ def test_added_claims_are_cheap_and_named_by_their_variants() -> None:
 def test_added_claims_fail_their_broken_variants(claim_id: str, variant: str, base_seed: int) -> None:
     if claim_id == "das.fig2/snr" and base_seed:
         pytest.skip("paper-size runs: one base seed keeps the suite fast (the failure is by a factor ~1e4)")
-    v = _judge(CLAIMS[claim_id].with_algorithm(das.broken(variant)), base_seed)
+    v = _judge(CLAIMS[claim_id].with_algorithm(variants.broken(variant)), base_seed)
     assert v["verdict"] == "fail", (claim_id, variant, v["measured"], v["message"])
 
 
@@ -206,13 +216,13 @@ def test_added_bound_claims_report_their_tightness() -> None:
 
 def test_prop1_threshold_and_equality_case_are_computed_independently() -> None:
     # at E = 1, u_i = grad f_i(w): the largest client update norm is G_k exactly and C-hat(E = 1) = G
-    inst = das.instance(das.HETERO)
-    assert das.prop1_chat(2.0, 1, 0.1, das.lambda_plus(inst), inst.L) == 2.0
-    P = das.update_matrices(inst, 0.05, 1)
-    W = das._start(inst, 3.0)[None]
-    assert np.allclose(das.updates(inst, P, W), inst.client_grads(W), rtol=1e-12, atol=0)
+    inst = instances.instance(instances.HETERO)
+    assert instances.prop1_chat(2.0, 1, 0.1, instances.lambda_plus(inst), inst.L) == 2.0
+    P = instances.update_matrices(inst, 0.05, 1)
+    W = instances._start(inst, 3.0)[None]
+    assert np.allclose(instances.updates(inst, P, W), inst.client_grads(W), rtol=1e-12, atol=0)
     # lambda of Assumption 1(i): the smallest eigenvalue of the full-rank client Hessians (spectra in [0.2, 1])
-    assert das.lambda_plus(inst) == pytest.approx(0.2, rel=1e-9)
+    assert instances.lambda_plus(inst) == pytest.approx(0.2, rel=1e-9)
 
 
 def test_no_clip_bound_with_a_violated_condition_is_not_a_pass() -> None:

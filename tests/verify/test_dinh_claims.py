@@ -1,6 +1,6 @@
 """Soundness of the Dinh et al. claims (Dinh et al., FedProxVR): the correct algorithms pass for several base seeds,
-every broken variant of ``verify.claims.dinh.VARIANTS`` fails the claims it names, the errata claims report
-``erratum`` with the predicted numbers, and unmet conditions never pass."""
+every broken variant of ``verify.claims.dinh.variants.THEOREM_VARIANTS`` fails the claims it names, the errata claims
+report ``erratum`` with the predicted numbers, and unmet conditions never pass."""
 
 from __future__ import annotations
 
@@ -8,13 +8,21 @@ import contextlib
 import dataclasses
 
 import pytest
+from _seeds import base_seeds
 
 from fedrates.verify.claims.base import OK_VERDICTS
-from fedrates.verify.claims.dinh import theorems as dinh
+from fedrates.verify.claims.dinh import errata, exact, experiments, theorems, variants
+from fedrates.verify.claims.dinh.exact import output
+from fedrates.verify.claims.dinh.theorems import rates
 from fedrates.verify.sweep import run_claims
 
 PROFILE = "quick"
-CLAIMS = {c.id: c for c in dinh.CLAIMS}
+#: the claims of this file: every claim of the paper but the returned point's (test_dinh_output_claims.py) and the
+#: Synthetic federation's (test_dinh_synthetic_claims.py)
+_ELSEWHERE = {c.id for c in output.CLAIMS} | {c.id for c in experiments.CLAIMS
+                                              if isinstance(c, experiments._SyntheticClaim)}
+CLAIMS = {c.id: c for c in theorems.CLAIMS + exact.CLAIMS + experiments.CLAIMS + errata.CLAIMS
+          if c.id not in _ELSEWHERE}
 #: the slowest claims (Lemma 1 at τ ≈ 100–150 on 1500 samples per device) run against one variant each
 SLOW = {"dinh.lem1/sarah", "dinh.lem1/svrg", "dinh.tradeoff/tau"}
 
@@ -25,7 +33,7 @@ def verdict(claim, base_seed=0):
     return claim.judge(result.records[claim.id], PROFILE)
 
 
-@pytest.mark.parametrize("base_seed", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("base_seed", base_seeds([0, 1, 2, 3, 4]))
 @pytest.mark.parametrize("claim_id", ["dinh.alg1/mean-sarah", "dinh.alg1/mean-svrg", "dinh.alg1/cov-sarah",
                                       "dinh.alg1/cov-svrg"])
 def test_correct_algorithms_pass_the_exact_claims_for_five_seeds(claim_id, base_seed):
@@ -57,7 +65,7 @@ def test_lemma1_passes_with_its_bound_ratio(claim_id):
 def _pairs():
     ids = list(CLAIMS)
     seen_slow = set()
-    for variant in dinh.VARIANTS:
+    for variant in variants.THEOREM_VARIANTS:
         for cid in variant.claim_ids(ids):
             if cid in SLOW:
                 if cid in seen_slow:
@@ -79,9 +87,7 @@ def test_every_broken_variant_fails_the_claims_it_names(variant, claim_id):
 
 
 def test_every_claim_is_named_by_some_variant():
-    from fedrates.verify.claims.dinh import output as dinh_output
-
-    named = {cid for v in dinh.VARIANTS + dinh_output.VARIANTS for cid in v.claim_ids(list(CLAIMS))}
+    named = {cid for v in variants.THEOREM_VARIANTS + variants.OUTPUT_VARIANTS for cid in v.claim_ids(list(CLAIMS))}
     # sharp (slack 2.07) but no catalogued variant fails it (Θ with θ² or L/2 stays admissible and below the data
     # on the non-convex instance): selfcheck lists it among the claims that kill none
     unnamed_on_purpose = {"dinh.thm1.eq86/adversarial-argmax-nc"}
@@ -143,7 +149,7 @@ def test_paper_configurations_outside_lemma_1_are_reported_with_their_numbers():
 def test_an_erratum_that_does_not_reproduce_fails():
     """With (13)'s denominator dropped every printed configuration satisfies the upper bound: the erratum's
     prediction no longer holds, and the verdict is fail, never pass."""
-    variant = next(v for v in dinh.VARIANTS if v.id == "constants/tau-upper-no-8")
+    variant = next(v for v in variants.THEOREM_VARIANTS if v.id == "constants/tau-upper-no-8")
     with variant.patch():
         v = verdict(CLAIMS["dinh.exp/lemma1-configs"])
     assert v["verdict"] == "fail"
@@ -156,7 +162,7 @@ def test_sharp_theorem_regime_satisfies_every_condition_and_makes_a_still_start_
 
     claim = CLAIMS["dinh.thm1.corrected/sarah"]
     problem, consts, _ = claim._setup()
-    h = dinh._theory_hyper(claim)
+    h = rates._theory_hyper(claim)
     assert fb.tau_lower(h["beta"], consts.L, h["mu"], consts.lam, claim.theta) <= h["tau"]
     assert h["tau"] <= fb.tau_upper_sarah(h["beta"])
     Theta = fb.Theta(consts.L, consts.lam, h["mu"], claim.theta, consts.sigma_bar_sq)

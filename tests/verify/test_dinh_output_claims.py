@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from fedrates.verify.claims.dinh import output as dinh_output
+from fedrates.verify.claims.dinh import variants
+from fedrates.verify.claims.dinh.exact import output as dinh_output
 
 
 def _claim(est="sarah"):
@@ -26,7 +27,7 @@ def test_correct_code_decodes_and_matches_the_uniform_index_law():
 
 @pytest.mark.parametrize("bug", ["sarah-uniform-weights", "sarah-index-1-to-tau", "sarah-never-moves"])
 def test_broken_output_rules_fail(bug):
-    claim = _claim().with_algorithm(dinh_output._broken(bug))
+    claim = _claim().with_algorithm(variants.output_broken(bug))
     verdict = claim.judge(_records(claim), "quick")
     assert verdict["verdict"] == "fail", verdict["message"]
 
@@ -39,7 +40,8 @@ def test_a_never_moving_solver_fails_theorem_1_by_its_bound():
     from fedrates.verify.claims.dinh import theorems as dinh
 
     claim = next(c for c in dinh.CLAIMS if c.id == "dinh.thm1.corrected/sarah")
-    claim = dataclasses.replace(claim, replicas={"quick": 3}).with_algorithm(dinh_output._broken("sarah-never-moves"))
+    never_moves = variants.output_broken("sarah-never-moves")
+    claim = dataclasses.replace(claim, replicas={"quick": 3}).with_algorithm(never_moves)
     verdict = claim.judge(claim.simulate(claim.points("quick")[0], [0, 1]), "quick")
     assert verdict["verdict"] == "fail"
     assert "violates the bound" in verdict["message"]

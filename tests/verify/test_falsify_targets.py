@@ -134,7 +134,7 @@ def test_bound_estimated_along_the_run_widens_the_ratio_interval() -> None:
 def test_targets_share_the_claims_instances() -> None:
     """The Das et al. target's instance is the claims module's cached instance (same object: no duplicate builder),
     and its symbol values are the exact constants of that instance."""
-    from fedrates.verify.claims.das import theorems as das
+    from fedrates.verify.claims.das import instances as das
 
     target = falsify.target_for("das.thm5")
     x = {d.name: d.from_unit(0.5) for d in target.space}
@@ -155,10 +155,11 @@ def test_das_measurement_agrees_with_the_theorem5_claim() -> None:
     """At the claims' TIGHT instance and first any-eta configuration, the target's per-seed mixture and per-seed rhs
     equal those of the das.thm5/any-eta claim (MixtureBound) on the same seeds."""
     from fedrates.bounds import catalog
-    from fedrates.verify.claims.das import theorems as das
+    from fedrates.verify.claims.das import _checks, instances
+    from fedrates.verify.claims.das.theorems.bounds import MixtureBound
 
     cfg = {"eta": 0.05, "K": 40, "E": 4, "C": 4.0, "sigma": 0.5}
-    inst = das.instance(das.TIGHT)
+    inst = instances.instance(instances.TIGHT)
     chat_factor = (cfg["C"] / 4) / (4 * math.sqrt(inst.L * inst.Delta.max()))
     x = {"clients": 10, "dim": 8, "mu": 0.2, "spread": 0.05, "offset": 6.0, "E": 4, "K": 40,
          "two_eta_L": 2 * cfg["eta"] * inst.L, "chat_factor": chat_factor, "sigma": 0.5}
@@ -168,11 +169,11 @@ def test_das_measurement_agrees_with_the_theorem5_claim() -> None:
     measured = target.measure(built, seeds)
     thm = catalog.get("das.thm5")
     rhs = [thm.evaluate({**built.values, "H_clip": max(h, 1e-300)}) for h in measured.symbols["H_clip"]]
-    claim = das.MixtureBound(id="t", theorem="das.thm5", title="", algorithm="dp_fedavg_clip", problem="quadratic",
-                             regime="", why="", metric="mixture", x="round", configs=(cfg,), kind="clip")
+    claim = MixtureBound(id="t", theorem="das.thm5", title="", algorithm="dp_fedavg_clip", problem="quadratic",
+                         regime="", why="", metric="mixture", x="round", configs=(cfg,), kind="clip")
     records = claim.simulate(claim.points("quick")[0], seeds)
-    assert measured.samples == pytest.approx(das._table(records, "mixture", 0).to_numpy().ravel(), rel=1e-9)
-    assert rhs == pytest.approx(das._table(records, "rhs", 0).to_numpy().ravel(), rel=1e-9)
+    assert measured.samples == pytest.approx(_checks._table(records, "mixture", 0).to_numpy().ravel(), rel=1e-9)
+    assert rhs == pytest.approx(_checks._table(records, "rhs", 0).to_numpy().ravel(), rel=1e-9)
 
 
 def test_cli_search_on_a_new_target_writes_the_page(tmp_path, capsys) -> None:

@@ -17,7 +17,8 @@ PAPER = Paper(
         "fedrates.solvers.algorithms.acc_vrcs",
         "fedrates.solvers.algorithms.c_acc_extragradient",
     ),
-    claims=(".theorems", ".exact"),
-    variants=(".theorems",),
+    claims=(".theorems", ".exact", ".experiments", ".errata"),
+    variants=(".variants",),
+    falsify=(".falsify",),
     subjects=("formulas",),
 )

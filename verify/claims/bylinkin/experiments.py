@@ -1,4 +1,6 @@
-"""The complexity-separation picture of Bylinkin et al., drawn from verification records.
+"""Bylinkin et al.'s experiments: the paper's figures plot rounds against δ_g and δ_f/μ; the claims that measure
+them are scaling laws of Theorems 2-4 (:mod:`fedrates.verify.claims.bylinkin.theorems`), so this module defines no
+claims of its own, only the figure drawn from their records: the complexity-separation picture.
 
 Left: rounds with M_f to reach Ψ_K ≤ εΨ_0 against δ_g (δ_f, μ fixed) for C-AccExtragradient (flat: the separation)
 and for the AEG baseline (exponent ½ in (δ_f + δ_g)/μ).  Right: C-AccExtragradient's rounds with M_f against δ_f/μ
@@ -11,17 +13,23 @@ Input: the records of ``bylinkin.thm4/separation-dg``, ``bylinkin.thm4/aeg-basel
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+from fedrates.verify.claims.base import Claim
 
-from fedrates.reports.paper_figures import bylinkin_separation
+if TYPE_CHECKING:
+    import pandas as pd
 
-__all__ = ["separation_figure"]
+__all__ = ["CLAIMS", "separation_figure"]
+
+CLAIMS: tuple[Claim, ...] = ()
 
 
 def separation_figure(records: pd.DataFrame, path: str | Path) -> Path:
     """Draw the two panels of :func:`fedrates.reports.paper_figures.bylinkin_separation` into ``path`` (format from
     the suffix: .svg, .png, .pdf)."""
+    from fedrates.reports.paper_figures import bylinkin_separation
+
     out = Path(path)
     bylinkin_separation(records).savefig(out)
     return out

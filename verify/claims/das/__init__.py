@@ -1,5 +1,7 @@
 """Das et al.: the paper's declaration (:class:`fedrates.Paper`), registered through the ``fedrates.papers``
-entry point like any installed paper. Its claims, broken variants and instances are the modules of this package."""
+entry point like any installed paper. Its instances, claims, broken variants and falsifier targets are the modules
+of this package, in the standard layout (``instances``, ``theorems``, ``exact``, ``experiments``, ``errata``,
+``variants``, ``falsify``)."""
 
 from fedrates.plugins import Paper
 
@@ -11,8 +13,8 @@ PAPER = Paper(
     package=__name__,
     theorems=("fedrates.bounds.catalog.das",),
     algorithms=("fedrates.solvers.algorithms.dp_fedavg_clip", "fedrates.solvers.algorithms.dp_normfedavg"),
-    claims=(".theorems", ".privacy", ".sampling", ".errata", ".experiments", ".bounds"),
-    variants=(".theorems", ".sampling"),
+    claims=(".theorems", ".exact", ".experiments", ".errata"),
+    variants=(".variants",),
     falsify=(".falsify",),
     subjects=("formulas",),
 )

@@ -4,7 +4,7 @@
 Dhillon, "On the Convergence of Differentially Private Federated Learning on Non-Lipschitz Objectives, and with
 Normalized Client Updates", Theorems 5/6 with γ = ηĈLEKρ and the q-free ρ = √d σ/(C√K) (the catalogue's ANY_ETA
 note), on the federated quadratics of
-:mod:`fedrates.verify.claims.das.theorems`.  Measured: the per-client mixture of the
+:mod:`fedrates.verify.claims.das.instances`.  Measured: the per-client mixture of the
 left side (weights 2 − 2a − 4a² resp. (2 − 4a²)Ĉ E/‖u‖ on unclipped clients, 3Ĉ‖u‖/(8LE) on clipped ones, a = ηLE)
 averaged over rounds 0..K−1 (the uniform random output k̃).  The rhs is affine in the trajectory averages H_clip
 (P_unc, H_norm), which are measured per seed; E[rhs] is the rhs at their expectations.
@@ -50,7 +50,7 @@ def _das(theorem: str, kind: str) -> Any:
 
     def build(x: Mapping[str, float]) -> Instance:
         from fedrates.solvers import algorithms
-        from fedrates.verify.claims.das import theorems as das
+        from fedrates.verify.claims.das import instances as das
 
         params = {"structure": "random", "clients": int(x["clients"]), "dim": int(x["dim"]), "mu": float(x["mu"]),
                   "L": 1.0, "spread": float(x["spread"]), "seed": 3}
@@ -71,7 +71,7 @@ def _das(theorem: str, kind: str) -> Any:
                         "quadratic", params, extra={"inst": inst, "w0": w0, "eta": eta, "E": E, "C": C, "K": K})
 
     def measure(instance: Instance, seeds: list[int]) -> Measured:
-        from fedrates.verify.claims.das import theorems as das
+        from fedrates.verify.claims.das import instances as das
 
         ex = instance.extra
         inst, eta, E, C, K = ex["inst"], ex["eta"], ex["E"], ex["C"], ex["K"]

@@ -16,8 +16,8 @@ PAPER = Paper(
         "fedrates.solvers.algorithms.fedprox_sgd",
         "fedrates.solvers.algorithms.fedproxvr_fedavg",
     ),
-    claims=(".theorems", ".experiments", ".output"),
-    variants=(".theorems", ".experiments", ".output"),
+    claims=(".theorems", ".exact", ".experiments", ".errata"),
+    variants=(".variants",),
     falsify=(".falsify",),
     subjects=("formulas", "oracle"),
 )

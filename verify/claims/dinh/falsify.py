@@ -2,7 +2,7 @@
 
 * ``dinh.thm1.corrected`` (the proved average over rounds 0..T−1) and ``dinh.thm1`` (the printed 1..T) for
 FedProxVR-SARAH — Dinh et al., "Federated Learning with Proximal Stochastic Variance Reduced Gradient Algorithms",
-on the realisable finite-sum least squares of :mod:`fedrates.verify.claims.dinh.theorems` (exact L, λ = 0⁺, σ̄²): the
+on the realisable finite-sum least squares of :mod:`fedrates.verify.claims.dinh.instances` (exact L, λ = 0⁺, σ̄²): the
 average of ‖∇F̄(w̄^{(s)})‖² against Δ/(ΘT), with μ, β, τ placed relative to the claims' theory configuration
 (μ relative to argmax Θ, β relative to β_min of (15), τ relative to τ_lower of (13)).
 
@@ -25,6 +25,7 @@ from fedrates.verify.falsify import Dim, Instance, Measured, Target
 from fedrates.verify.falsify import point_command as _point_command
 
 __all__ = ["TARGETS"]
+
 
 # ---- Dinh et al., Theorem 1 ------------------------------------------------------------------------------------------
 _DINH_SPACE = (
@@ -60,14 +61,14 @@ def _dinh(theorem: str, algorithm: str, first: int) -> Any:
     def build(x: Mapping[str, float]) -> Instance:
         from fedrates.bounds import fedproxvr as fb
         from fedrates.solvers import algorithms
-        from fedrates.verify.claims.dinh import theorems as dinh
+        from fedrates.verify.claims.dinh import instances
 
         params = {"clients": int(x["clients"]), "samples": int(x["samples"]), "dim": int(x["dim"]),
                   "scale_spread": float(x["scale_spread"]), "seed": 0}
-        problem, consts = dinh.instance("dinh_ls", params)
-        ref = dinh._reference(consts)
+        problem, consts = instances.instance("dinh_ls", params)
+        ref = instances._reference(consts)
         theta = float(x["theta"])
-        mu = float(x["mu_factor"]) * dinh.theory_config(consts, theta)["mu"]
+        mu = float(x["mu_factor"]) * instances.theory_config(consts, theta)["mu"]
         if svrg:
             b_min = fb.beta_min_svrg(consts.L, mu, consts.lam, theta)[0]
             if not math.isfinite(b_min):
@@ -84,7 +85,7 @@ def _dinh(theorem: str, algorithm: str, first: int) -> Any:
         w0 = consts.w_star + float(x["offset"]) * u
         z0 = w0 - consts.w_star
         Delta = 0.5 * float(z0 @ consts.Abar @ z0)  # F(w0) - F* on realisable least squares (minimiser w*)
-        values = dinh._theta_values(consts, mu=mu, beta=beta, tau=tau, theta=theta, T=T, Delta=Delta)
+        values = instances._theta_values(consts, mu=mu, beta=beta, tau=tau, theta=theta, T=T, Delta=Delta)
         if svrg:
             values["a"] = fb.a_min(tau)  # the auxiliary constant of (14): its smallest admissible value
         hyper = {"mu": mu, "beta": float(beta), "tau": tau, "batch": 1}
@@ -93,10 +94,10 @@ def _dinh(theorem: str, algorithm: str, first: int) -> Any:
                         extra={"w0": w0, "consts": consts, "ref": ref})
 
     def measure(instance: Instance, seeds: list[int]) -> Measured:
-        from fedrates.verify.claims.dinh import theorems as dinh
+        from fedrates.verify.claims.dinh import _checks
 
         consts, T = instance.extra["consts"], instance.rounds
-        trace, X = dinh._run_states(instance.algorithm, instance.problem, T, list(seeds), instance.extra["w0"],
+        trace, X = _checks._run_states(instance.algorithm, instance.problem, T, list(seeds), instance.extra["w0"],
                                     instance.extra["ref"])
         grad = X @ consts.Abar.T - consts.bbar  # grad F(w) = Abar w - bbar at every server iterate: (T + 1, S, d)
         samples = np.sum(grad * grad, axis=-1)[first:first + T].mean(axis=0)

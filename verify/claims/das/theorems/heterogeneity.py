@@ -1,6 +1,6 @@
 """Das et al., Theorems 5/6 and 2/4 where the heterogeneity term matters, at accountant-calibrated noise.
 
-The bound claims of :mod:`.das` run on a tight-spread instance (spread 0.05: max Δ* ≈ 0.011), where the
+The bound claims of :mod:`.bounds` run on a tight-spread instance (spread 0.05: max Δ* ≈ 0.011), where the
 heterogeneity term B of eqs. (6)/(47) is ≈ 0, and Theorems 2/4 at a single parameter point.  Here:
 
 * ``das.thm5/any-eta-hetero`` (``das.thm6/any-eta-hetero``) — eq. (47) (its normalised analogue) on random
@@ -8,10 +8,10 @@ heterogeneity term B of eqs. (6)/(47) is ≈ 0, and Theorems 2/4 at a single par
   σ calibrated by the PLD accountant to client-level (ε, 1e-5)-DP (add/remove, r = n, K = the run's rounds); the
   B term is then a visible part of the right-hand side (its share is reported);
 * ``das.thm2/parameterised-alpha4`` (``das.thm4/…``) — Theorems 2/4 at α = 4 (K four times longer, B four times
-  smaller) next to the α = 1 point of :mod:`.das`.
+  smaller) next to the α = 1 point of :mod:`.bounds`.
 
-The check is the one of :class:`fedrates.verify.claims.das.MixtureBound` (99% one-sided t over seeds); the margin
-is the slack mean RHS / mean LHS.
+The check is the one of :class:`fedrates.verify.claims.das.theorems.bounds.MixtureBound` (99% one-sided t over
+seeds); the margin is the slack mean RHS / mean LHS.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.das.theorems import TIGHT, MixtureBound, instance
+from fedrates.verify.claims.das.instances import TIGHT, instance
+from fedrates.verify.claims.das.theorems.bounds import MixtureBound
 
 __all__ = ["CLAIMS", "HETERO_TIGHT"]
 

@@ -20,12 +20,9 @@ The local paths are recomputed here from (10) and the instance's exact ∇F_n = 
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -33,25 +30,14 @@ from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.dinh.theorems import (
-    _ALG_NAME,
-    _EXACT_WHY,
-    MeanClaim,
-    _DinhClaim,
-    _per_seed,
-    _replicas,
-    _rows,
-    _run_states,
-    _seeds,
-)
-from fedrates.verify.variants import BrokenVariant
+from fedrates.verify.claims.dinh._checks import _DinhClaim, _per_seed, _replicas, _rows, _run_states, _seeds
+from fedrates.verify.claims.dinh.exact.expectations import MeanClaim
+from fedrates.verify.claims.dinh.instances import _ALG_NAME, _EXACT_WHY, UNEQUAL_LS
 
 pd = lazy_import("pandas")
 
-__all__ = ["CLAIMS", "VARIANTS", "UNEQUAL_LS"]
+__all__ = ["CLAIMS", "ReturnedPointClaim", "FedAvgMeanClaim"]
 
-#: unequal device sizes D_n = (8, 4, 2): p = (4, 2, 1)/7 (a uniform server average is a different point)
-UNEQUAL_LS = {"clients": 3, "samples": 8, "dim": 2, "scale_spread": 0.5, "seed": 0, "size_levels": 2}
 _HYPER = {"beta": 4.0, "mu": 2.0, "tau": 5, "batch": 1}
 _DECODE_TOL = 1e-9
 
@@ -154,59 +140,6 @@ class FedAvgMeanClaim(MeanClaim):
 
 
 # ---- broken variants: the returned point ------------------------------------------------------------------------
-def _broken(name: str) -> type:
-    from fedrates.solvers.algorithms.fedprox_sgd import FedProxSGD
-    from fedrates.solvers.algorithms.fedproxvr_fedavg import FedAvgSGD
-    from fedrates.solvers.algorithms.fedproxvr_sarah import FedProxVRSARAH
-    from fedrates.solvers.algorithms.fedproxvr_svrg import FedProxVRSVRG
-
-    base = {"sarah": FedProxVRSARAH, "svrg": FedProxVRSVRG, "sgd": FedProxSGD,
-            "fedavg": FedAvgSGD}[name.split("-", 1)[0]]
-    kind = name.split("-", 1)[1]
-
-    if kind == "uniform-weights":
-        class Broken(base):
-            """Server average (1/N)Σ_n w_n instead of Σ_n (D_n/D) w_n (line 12)."""
-
-            def round(self, state, problem, ctx):
-                uniform = copy.copy(ctx)
-                uniform.weights = np.full(np.shape(ctx.weights), 1.0 / np.shape(ctx.weights)[-1])
-                return super().round(state, problem, uniform)
-    elif kind == "random-output":
-        class Broken(base):
-            """FedAvg returning a uniformly random local iterate w⁽ᵗ'⁾, t' ~ U{0..τ}, instead of the last one."""
-
-            def round(self, state, problem, ctx):
-                tau = self.tau
-                rng = np.random.default_rng(int(ctx.round))
-                t = int(rng.integers(0, tau + 1))
-                if t == 0:
-                    return dict(state)
-                return type(self).__mro__[1].round(dataclasses.replace(self, tau=t), state, problem, ctx)
-    elif kind in ("index-1-to-tau", "index-0-to-tau-minus-1"):
-        shift = 1 if kind == "index-1-to-tau" else 0
-
-        class Broken(base):
-            """Local output index drawn from {1..τ} (or {0..τ−1}) instead of {0..τ}."""
-
-            def local_output(self, iterates_out, pick, t, W):
-                # pick ∈ {0..τ} is remapped onto τ values: ⌊pick·τ/(τ+1)⌋ + shift
-                moved = np.minimum(pick * self.tau // (self.tau + 1) + shift, self.tau)
-                return np.where((moved == t)[..., None], W, iterates_out)
-    elif kind == "never-moves":
-        class Broken(base):
-            """A local solver that never moves: every local iterate stays at the anchor w̄^{(s−1)}."""
-
-            def prox(self, Z, anchor, eta):
-                return np.array(anchor, copy=True)
-    else:
-        raise KeyError(name)
-    Broken.__name__ = Broken.__qualname__ = f"{base.__name__}_{kind.replace('-', '_')}"
-    return Broken
-
-
-def _with(name: str) -> Any:
-    return lambda claim: claim.with_algorithm(_broken(name))
 
 
 _REGIME = ("Realisable least squares with unequal sizes D_n = (8, 4, 2) (N = 3, d = 2, p = (4, 2, 1)/7); one round, "
@@ -229,35 +162,4 @@ CLAIMS = CLAIMS + (
                            "1)/7); η = 1/(4L), τ = 10, B = 2, s = 1, 2, 3.",
                     why=_EXACT_WHY, metric="proj_round", x="round", problem_params=dict(UNEQUAL_LS),
                     hyper={"beta": 4.0, "tau": 10, "batch": 2}, n_seeds={"quick": 3, "standard": 6, "full": 10}),
-)
-
-VARIANTS: tuple[BrokenVariant, ...] = (
-    BrokenVariant("fedavg_sgd/uniform-server-weights", "algorithm",
-                  "server average (1/N)Σ_n w_n instead of Σ_n (D_n/D) w_n",
-                  ("dinh.baseline/fedavg-mean",), apply=_with("fedavg-uniform-weights")),
-    BrokenVariant("fedavg_sgd/random-output", "algorithm",
-                  "FedAvg returns a random local iterate (FedProxVR's rule) instead of the last one",
-                  ("dinh.baseline/fedavg-mean",), apply=_with("fedavg-random-output")),
-    BrokenVariant("fedproxvr_sarah/uniform-server-weights", "algorithm",
-                  "server average (1/N)Σ_n w_n instead of Σ_n (D_n/D) w_n (Alg. 1 line 12)",
-                  ("dinh.output/sarah", "dinh.alg1/mean-sarah-unequal"), apply=_with("sarah-uniform-weights")),
-    BrokenVariant("fedproxvr_svrg/uniform-server-weights", "algorithm",
-                  "server average (1/N)Σ_n w_n instead of Σ_n (D_n/D) w_n (Alg. 1 line 12)",
-                  ("dinh.output/svrg", "dinh.alg1/mean-svrg-unequal"), apply=_with("svrg-uniform-weights")),
-    BrokenVariant("fedproxvr_sarah/output-index-1-to-tau", "algorithm",
-                  "local output index t' drawn from {1..τ} instead of {0..τ} (the anchor w⁽⁰⁾ never returned)",
-                  ("dinh.output/sarah",), apply=_with("sarah-index-1-to-tau")),
-    BrokenVariant("fedproxvr_svrg/output-index-0-to-tau-minus-1", "algorithm",
-                  "local output index t' drawn from {0..τ−1} instead of {0..τ}",
-                  ("dinh.output/svrg",), apply=_with("svrg-index-0-to-tau-minus-1")),
-    BrokenVariant("fedprox_sgd/output-index-1-to-tau", "algorithm",
-                  "local output index t' drawn from {1..τ} instead of {0..τ}",
-                  ("dinh.output/sgd",), apply=_with("sgd-index-1-to-tau")),
-    BrokenVariant("fedproxvr_sarah/never-moves", "algorithm",
-                  "negative control: a local solver that never moves (every local iterate stays at w̄^{(s−1)})",
-                  ("dinh.thm1.corrected/sarah", "dinh.thm1/sarah", "dinh.cor1/sarah", "dinh.thm1.eq86/sarah-nc",
-                   "dinh.thm1.corrected/sarah-nc"), apply=_with("sarah-never-moves")),
-    BrokenVariant("fedproxvr_svrg/never-moves", "algorithm",
-                  "negative control: a local solver that never moves (every local iterate stays at w̄^{(s−1)})",
-                  ("dinh.thm1.eq86/svrg", "dinh.thm1.corrected/svrg"), apply=_with("svrg-never-moves")),
 )

@@ -3,7 +3,8 @@ the deterministic counterexample to Theorem 5's printed recursion.
 
 Every claim here runs the project's implementation of the paper's pseudo-code and compares it with a prediction
 computed from the instance matrices and the paper's formulas (never from the algorithm's code); the comparisons are
-exact up to floating point, so their verdicts do not depend on the base seed.
+exact up to floating point, so their verdicts do not depend on the base seed.  The two erratum claims below use these
+classes and are listed in :mod:`fedrates.verify.claims.bylinkin.errata`.
 
 * ``bylinkin.thm5/counterexample`` (erratum, proof-gap) and ``bylinkin.thm5.corrected/counterexample`` —
   SC-AccExtragradient (Algorithm 1 itself) on a *proportional-split* instance: f = p·h, g = (1 − p)·h,
@@ -40,65 +41,39 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
-from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks
 from fedrates.verify import margins as mg
 from fedrates.verify.checks import CheckResult
-from fedrates.verify.claims.bylinkin.theorems import (
-    _COMMON,
-    _NONCONVEX,
-    _SEP,
-    _VR,
-    _a4_tuning,
+from fedrates.verify.claims.base import Claim
+from fedrates.verify.claims.bylinkin._checks import (
     _algorithm,
     _BylinkinClaim,
     _records,
     _theorem,
     _values,
-    instance,
     max_ratio_check,
-    probe_map,
-    worst_one_step,
 )
-from fedrates.verify.errata import Erratum
+from fedrates.verify.claims.bylinkin.exact.probes import probe_map, worst_one_step
+from fedrates.verify.claims.bylinkin.instances import (
+    _COMMON,
+    _NONCONVEX,
+    _PROP,
+    _SEP,
+    _VR,
+    COUNTEREXAMPLE,
+    _a4_tuning,
+    _counterexample_split,
+    instance,
+    proportional_split,
+)
 
-pd = lazy_import("pandas")
+pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
-__all__ = ["CLAIMS", "proportional_split", "ForcedEpochCoins", "EXACT_RELATIVE"]
+__all__ = ["CLAIMS", "ForcedEpochCoins", "EXACT_RELATIVE", "acc_vrcs_branch"]
 
 #: relative agreement of a deterministic iterate with its closed-form recursion (floating point only: a few
 #: iterations of well-conditioned linear maps, about 1e-14 measured)
 EXACT_RELATIVE = 1e-9
-
-#: the deterministic counterexample to Theorem 5's printed recursion (1-d dynamics embedded in d = 2 so that
-#: μ = λ_min(H) exactly)
-COUNTEREXAMPLE = {"h_top": 0.3375, "mu": 0.01, "delta_f": 0.4, "delta_g": 0.6, "iterations": 12}
-
-
-# ---- instances ---------------------------------------------------------------------------------------------------
-@observed_cache
-def _proportional(eigs: tuple[float, ...], delta_f: float, delta_g: float) -> Any:
-    from fedrates.solvers.problems.separation import Split
-
-    H = np.diag(np.asarray(eigs, float))
-    d = H.shape[0]
-    p = delta_f / (delta_f + delta_g)
-    z = np.zeros(d)
-    return Split(A_f=p * H, b_f=z, A_g=(1 - p) * H, b_g=z.copy(), A_f1=p * H + delta_f * np.eye(d), b_f1=z.copy(),
-                 A_g1=(1 - p) * H + delta_g * np.eye(d), b_g1=z.copy())
-
-
-def proportional_split(eigs: tuple[float, ...], delta_f: float, delta_g: float) -> Any:
-    """The proportional split of h = ½xᵀdiag(eigs)x: f = p·h, g = (1 − p)·h, f_1 = f + (δ_f/2)‖x‖²,
-    g_1 = g + (δ_g/2)‖x‖², p = δ_f/(δ_f + δ_g); x* = 0, μ = min(eigs), ‖∇²(f_1 − f)‖ = δ_f, ‖∇²(g_1 − g)‖ = δ_g,
-    h_1 convex.  ∇(f − f_1)/p = ∇(g − g_1)/(1 − p) = −(δ_f + δ_g)x and ∇f/p = ∇g/(1 − p) = ∇h: SC-AccExtragradient's
-    oracles have variance 0 (Assumption 4 with σ = 0)."""
-    return _proportional(tuple(float(e) for e in eigs), float(delta_f), float(delta_g))
-
-
-def _counterexample_split() -> Any:
-    c = COUNTEREXAMPLE
-    return proportional_split((c["h_top"], c["mu"]), c["delta_f"], c["delta_g"])
 
 
 def _a1_tuning(sp: Any, scale: float = 1 / 3) -> dict[str, float]:
@@ -394,7 +369,7 @@ class AccBranchClaim(_BylinkinClaim):
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         from fedrates.solvers.algorithms._separation import coins_for_seeds
-        from fedrates.verify.claims.bylinkin.theorems import variant_algorithm
+        from fedrates.verify.claims.bylinkin.variants import variant_algorithm
 
         problem, sp = self._setup()
         if self.printed_line7 and self.algorithm_override is None:
@@ -436,35 +411,7 @@ class AccBranchClaim(_BylinkinClaim):
                             extra={"printed_vs_proof": gap, "deviation_printed": dev_printed})
 
 
-_PROP = {"dim": 8, "mu": 1e-3, "L": 1.0, "delta_f": 0.02, "delta_g": 0.5}
-
-CLAIMS: tuple[Any, ...] = (
-    CounterexampleClaim(
-        id="bylinkin.thm5/counterexample", theorem="bylinkin.thm5", title="Theorem 5's printed one-step recursion "
-        "on a deterministic instance (proportional split, sigma = 0)", algorithm="sc_acc_extragradient",
-        regime="h = diag(0.3375, 0.01)/2, f = 0.4h, g = 0.6h, f_1 = f + 0.2||x||^2, g_1 = g + 0.3||x||^2 (mu = 0.01, "
-        "delta_f = 0.4, delta_g = 0.6), theta = 1/3, exact subproblem, x_0 = xbar_0 = e_1, 12 iterations",
-        why="App. B's recursion E Phi_{k+1} <= (1 - sqrt(mu theta)/2) Phi_k + 4 theta sigma^2 must hold at every "
-        "step of every instance of the class; here sigma = 0 exactly and the method is deterministic",
-        metric="ratio_max", x="iteration", params={}, mode="printed",
-        erratum=Erratum(
-            kind="proof-gap",
-            where="Appendix B, the recursion after (11) (Theorem 5's proof)",
-            quote="E[Phi_{k+1}] <= (1 - sqrt(mu theta)/2) Phi_k + 4 theta sigma^2, Phi_k = (tau/eta)||x_k - x*||^2 + "
-                  "[h(xbar_k) - h(x*)]",
-            true_statement="the one-step recursion of the proof is false (the strong-convexity step after (11) "
-                           "drops a factor 2 on h(x) - h(xbar)); Theorem 5 itself is not refuted: the re-weighted "
-                           "Phic_k = mu||x_k - x*||^2 + h(xbar_k) - h* contracts by the same factor (re-derived "
-                           "step, catalogue note; certified for sigma = 0 by the PEP case "
-                           "bylinkin.thm5.corrected/aeg-exact), and since Phi <= 2 Phic <= 2 Phi the complexity "
-                           "O(sqrt(delta/mu) log(1/eps) + sigma^2/(mu eps)) keeps its form with a factor 2 inside "
-                           "the log",
-            evidence="SC-AccExtragradient on a proportional split (f = 0.4h, g = 0.6h, h = diag(0.3375, 0.01)/2, "
-                     "f_1 = f + 0.2||x||^2, g_1 = g + 0.3||x||^2: mu = 0.01, delta_f = 0.4, delta_g = 0.6, h_1 "
-                     "convex, sigma = 0 exactly), theta = 1/3, exact subproblem, x_0 = xbar_0 = e_1: "
-                     "Phi_5/Phi_4 = 1.00993 rho (deterministic; the corrected Phic stays <= 0.9223 rho)",
-            prediction="some step k of the deterministic run has Phi_{k+1} > (1 - sqrt(mu theta)/2) Phi_k"),
-        **_COMMON),
+CLAIMS: tuple[Claim, ...] = (
     CounterexampleClaim(
         id="bylinkin.thm5.corrected/counterexample", theorem="bylinkin.thm5.corrected", title="Corrected Lyapunov "
         "function on the same deterministic instance", algorithm="sc_acc_extragradient",
@@ -514,23 +461,4 @@ CLAIMS: tuple[Any, ...] = (
         "f = h/2 + S and g = h/2 - S non-convex, server perturbations with eigenvalue -delta (h_1 convex)",
         why="Section 6 allows non-convex f and g; tuning (24) uses delta = the largest modulus of the perturbation's "
         "eigenvalues", metric="deviation", x="iteration", params={**_VR, **_NONCONVEX}, **_COMMON),
-    AccBranchClaim(
-        id="bylinkin.thm7/printed-line7", theorem="bylinkin.thm7", title="AccVRCS as printed (Line 7 sign of t_k) "
-        "against the proof's recursion on the branch T = 1", algorithm="acc_vrcs", regime="as "
-        "bylinkin.thm7/branch-map", why="Line 7 prints G = q(t_k + (x - y)/theta); the proof analyses "
-        "G = q(grad psi(x) - grad psi(y)), which on the branch T = 1 is q grad h(y)", metric="deviation",
-        x="iteration", params=dict(_VR), printed_line7=True,
-        erratum=Erratum(
-            kind="typo",
-            where="Algorithm AccVRCS (Algorithm 3 of the intended numbering), Line 7",
-            quote="G_{k+1} = q(t_k + (x_{k+1} - y_{k+1})/theta)",
-            true_statement="the proof (App. E, from (29) on) analyses G_{k+1} = q(grad psi(x_{k+1}) - "
-                           "grad psi(y_{k+1})) = q((x_{k+1} - y_{k+1})/theta - t_k); Theorems 3 and 7 are proved "
-                           "for that sign (implemented by fedrates); whether the printed sign converges at the same "
-                           "rate is not claimed either way",
-            evidence="on the branch where every epoch has length T = 1 the iteration is deterministic: AccVRCS with "
-                     "the printed sign follows the +t_k recursion to 1e-15 and leaves the proof's recursion by "
-                     "1.0% of ||y_0 - y*|| after 4 iterations (delta_f = 0.1, delta_g = 0.3)",
-            prediction="the printed method's y_K differs from the proof's recursion on the branch T = 1"),
-        **_COMMON),
 )

@@ -35,7 +35,8 @@ import numpy as np
 from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.das.theorems import _cond, _make, _records, _seeds_of, _table, fold, inner_seeds, instance
+from fedrates.verify.claims.das._checks import _cond, _records, _seeds_of, _table, _verdict, fold, inner_seeds
+from fedrates.verify.claims.das.instances import _make, instance, trajectory
 
 pd = lazy_import("pandas")
 
@@ -169,8 +170,6 @@ class ReleasedNoise(Claim):
         return P.eq5_noise_multiplier(q, s["eps"], s["delta"], s["rounds"], n, r)
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
-        from fedrates.verify.claims.das.theorems import trajectory
-
         inst = instance(self.problem_params)
         rate = point["rate"]
         r = rate * inst.n
@@ -228,26 +227,6 @@ class ReleasedNoise(Claim):
         consts.update({f"eps_calibrated_rdp_rate{p:g}": float(e) for p, e in rdp_cal.items()})
         width = float(np.max(4.0 * sd / math.sqrt(len(seeds)) / expected))
         return _verdict(self, res, conds, seeds, consts, margin=("resolution", width, None))
-
-
-def _verdict(claim: Claim, res: Any, conds: list, seeds: list, consts: dict, margin: tuple | None = None) -> dict:
-    """``claim.verdict`` with a margin when the verdict model offers one (relative resolution of an exact claim)."""
-    kwargs: dict[str, Any] = {}
-    if margin is not None:
-        try:
-            from fedrates.verify import margins
-
-            kind, value, scale = margin
-            if kind == "resolution":
-                kwargs["margin"] = margins.resolution(value)
-            elif kind == "slack":  # value = bound/measured
-                kwargs["margin"] = margins.slack(value, 1.0)
-        except ImportError:
-            pass
-    try:
-        return claim.verdict(res, conditions=conds, seeds=seeds, constants=consts, statement=claim.title, **kwargs)
-    except TypeError:
-        return claim.verdict(res, conditions=conds, seeds=seeds, constants=consts, statement=claim.title)
 
 
 CLAIMS: tuple[Claim, ...] = (
