@@ -148,14 +148,15 @@ _REGIME = ("Realisable least squares with unequal sizes D_n = (8, 4, 2) (N = 3, 
 _WHY = ("exact decoding of the returned point, then the moments of the decoded indices and of the point against "
         "U{0..τ} and the D_n/D average, two-sided at 99.99% family-wise confidence")
 
-CLAIMS: tuple[Claim, ...] = tuple(
+_RETURNED_POINT: tuple[Claim, ...] = tuple(
     ReturnedPointClaim(id=f"dinh.output/{est}", theorem="dinh.alg1", algorithm=_ALG_NAME[est], problem="dinh_ls",
                        title=f"{label}: returned point Σ_n (D_n/D) w_n^(t'), t' ~ U{{0..τ}} (Alg. 1 l. 10, 12; (52))",
                        regime=_REGIME, why=_WHY, metric="index", x="device", problem_params=dict(UNEQUAL_LS),
                        hyper=dict(_HYPER), n_seeds={"quick": 4, "standard": 4, "full": 8})
     for est, label in (("sarah", "FedProxVR-SARAH"), ("svrg", "FedProxVR-SVRG"), ("sgd", "FedProx-SGD")))
 
-CLAIMS = CLAIMS + (
+
+CLAIMS: tuple[Claim, ...] = _RETURNED_POINT + (
     FedAvgMeanClaim(id="dinh.baseline/fedavg-mean", theorem="dinh.sec5", algorithm="fedavg_sgd", problem="dinh_ls",
                     title="FedAvg baseline (μ = 0, τ SGD steps, last iterate): E[w̄^(s)] equals its exact mean",
                     regime="Realisable least squares with unequal sizes D_n = (8, 4, 2) (N = 3, d = 2, p = (4, 2, "
