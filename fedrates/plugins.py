@@ -21,7 +21,11 @@ Every field but ``id``, ``authors`` and ``title`` names *modules*, imported only
 * ``problems`` — modules defining ``FAMILIES``: a tuple of problem families (:class:`fedrates.Family`);
 * ``claims`` — modules defining ``CLAIMS``: a tuple of :class:`fedrates.Claim`, ids ``<paper>.<...>``;
 * ``variants`` — modules defining ``VARIANTS``: a tuple of :class:`fedrates.BrokenVariant`;
-* ``falsify`` — modules defining ``TARGETS``: ``{theorem id: target factory}`` for ``fedrates falsify``.
+* ``falsify`` — modules defining ``TARGETS``: a tuple of :class:`fedrates.verify.falsify.Target` for
+  ``fedrates falsify``;
+* ``figures`` — modules defining ``FIGURES``: ``{claim id: drawing}``, a figure laid out as in the paper, drawn in
+  the reports beside the claim's own figure; a drawing is a function ``(records, verdict) -> matplotlib Figure`` or
+  the text ``"module:function"`` naming one (imported only when the report draws it).
 
 The five papers of fedrates are registered the same way (``fedrates.verify.claims.<paper>:PAPER``). A plugin that
 cannot be loaded — its entry point or one of its modules fails to import, its id is taken, a module lacks the name
@@ -47,10 +51,10 @@ __all__ = ["ENTRY_POINT_GROUP", "Paper", "PluginError", "get", "ids", "modules",
 ENTRY_POINT_GROUP = "fedrates.papers"
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
-_KINDS = ("theorems", "algorithms", "problems", "claims", "variants", "falsify")
+_KINDS = ("theorems", "algorithms", "problems", "claims", "variants", "falsify", "figures")
 #: the name each kind of module must define (algorithm modules register on import and define nothing)
 _EXPORTS = {"theorems": "THEOREMS", "problems": "FAMILIES", "claims": "CLAIMS", "variants": "VARIANTS",
-            "falsify": "TARGETS"}
+            "falsify": "TARGETS", "figures": "FIGURES"}
 
 
 class PluginError(ValueError):
@@ -66,8 +70,8 @@ class Paper:
             ``<id>.``.
         authors: the authors as cited (``"Bao, Crawshaw, Luo, Liu"``).
         title: the title, with venue and year when published.
-        theorems, algorithms, problems, claims, variants, falsify: dotted module names (see the module docstring
-            for what each must define).
+        theorems, algorithms, problems, claims, variants, falsify, figures: dotted module names (see the module
+            docstring for what each must define).
         package: resolves relative module names (``".claims"``); usually the plugin's own package.
         subjects: names that claims may give as ``Claim.algorithm`` although no algorithm of that name is
             registered: claims about formulas, an oracle or the reference solver rather than an algorithm.
@@ -83,6 +87,7 @@ class Paper:
     claims: tuple[str, ...] = ()
     variants: tuple[str, ...] = ()
     falsify: tuple[str, ...] = ()
+    figures: tuple[str, ...] = ()
     subjects: tuple[str, ...] = ()
     url: str = ""
     #: the package against which module names starting with ``.`` are resolved (``".claims"`` → ``package.claims``)
@@ -218,6 +223,8 @@ def exported(kind: str) -> Iterator[tuple[Paper, Any]]:
     export = _EXPORTS[kind]
     for paper, module in modules(kind):
         value = getattr(module, export)
+        if kind == "figures":  # {claim id: drawing}: the pairs
+            value = tuple(dict(value).items())
         for item in value.values() if isinstance(value, dict) else value:
             yield paper, item
 
@@ -238,8 +245,8 @@ def reset() -> None:
     """Forget what discovery found, so that papers installed (or removed) since are seen by the next command run in
     this process: clears :func:`papers`, the one-line problem reports, and the registries built from the papers —
     claims (:mod:`fedrates.verify.claims`), theorems (:mod:`fedrates.bounds.catalog`), broken variants
-    (:func:`fedrates.verify.variants.all_variants`), and the flags that say the papers' algorithm, problem and
-    falsify modules were loaded.
+    (:func:`fedrates.verify.variants.all_variants`), the papers' figures, and the flags that say the papers'
+    algorithm, problem and falsify modules were loaded.
 
     Algorithms, problem families and falsify targets already registered stay registered (a module imported once is
     not imported again); the modules of newly installed papers are imported on next use. Registries whose module was
@@ -259,6 +266,9 @@ def reset() -> None:
         loaded = sys.modules.get(module)
         if loaded is not None and hasattr(loaded, "_PLUGINS_LOADED"):
             loaded._PLUGINS_LOADED = False
+    figures = sys.modules.get("fedrates.reports.paper_figures")
+    if figures is not None:
+        figures.PAPER_FIGURES._table = None  # the papers' figures are gathered again on next use
 
 
 def source_digest() -> str:

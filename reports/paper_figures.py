@@ -13,13 +13,15 @@
   records of the ``bylinkin.thm4/*``, ``bylinkin.thm4.mg/*``, ``bylinkin.thm2*/*`` and ``bylinkin.thm3*/*`` grid
   claims that are present.
 
-:data:`PAPER_FIGURES` maps a claim id to its drawing function ``(all records, verdict) -> Figure``.
+:data:`PAPER_FIGURES` maps a claim id to its drawing function ``(all records, verdict) -> Figure``; the papers
+declare which claim has which figure (``Paper.figures``, modules defining ``FIGURES``), so an installed paper adds its
+own.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -208,9 +210,47 @@ def bylinkin_separation(records: pd.DataFrame, verdict: Mapping[str, Any] | None
     return fig
 
 
-#: claim id → figure drawn in addition to the generic claim figure
-PAPER_FIGURES: dict[str, Callable[[pd.DataFrame, Mapping[str, Any]], Figure]] = {
-    "das.fig1/reproduction": das_figure1,
-    "das.fig2/snr": das_figure2,
-    "bylinkin.thm4/separation-dg": bylinkin_separation,
-}
+class _PaperFigures(Mapping[str, Callable[[pd.DataFrame, Mapping[str, Any]], Figure]]):
+    """claim id → its paper figure, gathered on first use from every installed paper's ``FIGURES``
+    (:mod:`fedrates.plugins`); a drawing given as ``"module:function"`` is imported when first drawn. A figure whose
+    claim id is not one of its paper's, or whose drawing cannot be imported, is reported in one line and left out."""
+
+    def __init__(self) -> None:
+        self._table: dict[str, Any] | None = None
+
+    def _load(self) -> dict[str, Any]:
+        if self._table is None:
+            from fedrates import plugins
+
+            table: dict[str, Any] = {}
+            for paper, (claim, drawing) in plugins.exported("figures"):
+                if not str(claim).startswith(paper.id + "."):
+                    plugins.report_problem(f"'{paper.id}'", f"figure of '{claim}' is not a claim of paper '{paper.id}'")
+                elif not (callable(drawing) or (isinstance(drawing, str) and ":" in drawing)):
+                    plugins.report_problem(f"'{paper.id}'", f"figure of '{claim}' is a {type(drawing).__name__}, "
+                                                            "expected a function or 'module:function'")
+                else:
+                    table[str(claim)] = drawing
+            self._table = table
+        return self._table
+
+    def __getitem__(self, claim: str) -> Callable[[pd.DataFrame, Mapping[str, Any]], Figure]:
+        table = self._load()
+        drawing = table[claim]
+        if isinstance(drawing, str):
+            import importlib
+
+            module, _, name = drawing.partition(":")
+            drawing = table[claim] = getattr(importlib.import_module(module), name)
+        return drawing
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+#: claim id → figure drawn in addition to the generic claim figure, from the papers' declarations
+#: (the built-in papers declare theirs in ``verify/claims/<paper>/experiments.py``)
+PAPER_FIGURES: Mapping[str, Callable[[pd.DataFrame, Mapping[str, Any]], Figure]] = _PaperFigures()

@@ -19,5 +19,6 @@ PAPER = Paper(
     claims=(".theorems", ".exact", ".experiments", ".errata"),
     variants=(".variants",),
     falsify=(".falsify",),
+    figures=(".experiments",),
     subjects=("oracle", "reference", "mc_fedda", "fedmid", "fedavg_sgd", "formulas"),
 )

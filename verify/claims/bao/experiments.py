@@ -551,3 +551,7 @@ HP_CLAIM = CFedDAHighProbability(
 )
 
 CLAIMS: tuple[Claim, ...] = FIGURE_CLAIMS + (HP_CLAIM,)
+
+
+#: figures laid out as in the paper (none beyond each claim's own figure)
+FIGURES: dict[str, str] = {}

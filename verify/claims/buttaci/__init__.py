@@ -18,5 +18,6 @@ PAPER = Paper(
     claims=(".theorems", ".exact", ".experiments", ".errata"),
     variants=(".variants",),
     falsify=(".falsify",),
+    figures=(".experiments",),
     subjects=("formulas",),
 )

@@ -12,3 +12,7 @@ from fedrates.verify.claims.base import Claim
 __all__ = ["CLAIMS"]
 
 CLAIMS: tuple[Claim, ...] = ()
+
+
+#: figures laid out as in the paper (none beyond each claim's own figure)
+FIGURES: dict[str, str] = {}

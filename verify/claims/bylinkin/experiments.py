@@ -20,7 +20,7 @@ from fedrates.verify.claims.base import Claim
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["CLAIMS", "separation_figure"]
+__all__ = ["CLAIMS", "FIGURES", "separation_figure"]
 
 CLAIMS: tuple[Claim, ...] = ()
 
@@ -33,3 +33,9 @@ def separation_figure(records: pd.DataFrame, path: str | Path) -> Path:
     out = Path(path)
     bylinkin_separation(records).savefig(out)
     return out
+
+
+#: figures laid out as in the paper, drawn in the reports beside the claim's own figure
+FIGURES: dict[str, str] = {
+    "bylinkin.thm4/separation-dg": "fedrates.reports.paper_figures:bylinkin_separation",
+}

@@ -16,5 +16,6 @@ PAPER = Paper(
     claims=(".theorems", ".exact", ".experiments", ".errata"),
     variants=(".variants",),
     falsify=(".falsify",),
+    figures=(".experiments",),
     subjects=("formulas",),
 )

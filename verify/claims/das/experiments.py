@@ -59,7 +59,7 @@ from fedrates.verify.claims.das.instances import (
 
 pd = lazy_import("pandas")
 
-__all__ = ["CLAIMS", "CalibratedFigure", "FigureOne", "FigureTwo", "figure1"]
+__all__ = ["CLAIMS", "FIGURES", "CalibratedFigure", "FigureOne", "FigureTwo", "figure1"]
 
 DELTA = 1e-6
 
@@ -594,3 +594,10 @@ def figure1(records: pd.DataFrame, verdict: dict) -> Any:
     from fedrates.reports.paper_figures import das_figure1
 
     return das_figure1(records, verdict)
+
+
+#: figures laid out as in the paper, drawn in the reports beside the claim's own figure
+FIGURES: dict[str, str] = {
+    "das.fig1/reproduction": "fedrates.reports.paper_figures:das_figure1",
+    "das.fig2/snr": "fedrates.reports.paper_figures:das_figure2",
+}

@@ -331,3 +331,7 @@ CLAIMS: tuple[Claim, ...] = (
         why="the paper's Fig. 2 statement as a paired comparison of the two curves' fluctuation",
         metric="fluctuation", x="tau", rounds=30, n_seeds={"quick": 6, "standard": 8, "full": 16}),
 )
+
+
+#: figures laid out as in the paper (none beyond each claim's own figure)
+FIGURES: dict[str, str] = {}
