@@ -226,6 +226,9 @@ class _SampledRound(Claim):
     E‖a‖² = (1/n²)‖Σ_ig_i‖² + ((1 − p)/(rn))Σ_i‖g_i‖² + dσ²."""
 
     problem_params: dict = field(default_factory=lambda: dict(ALIGNED))
+    #: what the claim measures instead of a distance to a certified optimum
+    reference_free: str | None = ("one round's second moment against its exact value and step (23)'s bound: no "
+                                  "optimum is measured")
     rate: float = 0.3
     eta: float = 0.1
     beta: float = 0.05
