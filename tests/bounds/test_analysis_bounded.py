@@ -78,6 +78,7 @@ def test_almost_every_theorem_has_an_admissible_point():
     assert len(missing) <= 2, missing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("th", THEOREMS, ids=[t.id for t in THEOREMS])
 def test_solve_every_variable_bounded_and_finds_the_known_root(th):
     point = POINTS[th.id]

@@ -30,15 +30,16 @@ def test_xdist_is_a_test_dependency():
     assert "pytest-xdist" in test_extra
 
 
-def test_ci_runs_the_readme_integration_line_after_the_suite():
+def test_ci_runs_the_readme_long_test_line_after_the_suite():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    line = re.search(r"^(pytest -m integration.*)$", readme, re.MULTILINE)
-    assert line, "README.md has no integration command"
+    line = re.search(r'^(pytest -m "slow or integration".*)$', readme, re.MULTILINE)
+    assert line, "README.md has no long-test command"
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "grep -m1 -E '^pytest -m integration' README.md" in script
+    assert """grep -m1 -E '^pytest -m "slow or integration"' README.md""" in script
     assert script.index('bash -c "$command"') < script.index('bash -c "$integration"')
     # the default run leaves the integration tests out, and some exist for the integration line to run
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert "-m 'not integration'" in text
-    marked = [p for p in (ROOT / "tests").rglob("test_*.py") if "@pytest.mark.integration" in p.read_text("utf-8")]
-    assert len(marked) >= 2, marked
+    assert "-m 'not slow and not integration'" in text
+    for mark in ("integration", "slow"):
+        marked = [p for p in (ROOT / "tests").rglob("test_*.py") if f"@pytest.mark.{mark}" in p.read_text("utf-8")]
+        assert len(marked) >= 2, (mark, marked)

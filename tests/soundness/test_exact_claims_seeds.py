@@ -12,6 +12,7 @@ PROFILE = "quick"
 BASE_SEEDS = range(10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("claim_id", ["bao.exact/fedavg-moments", "bao.exact/fedprox-moments",
                                       "bao.exact/fedmid-moments"])
 def test_correct_code_passes_for_ten_base_seeds(claim_id: str) -> None:

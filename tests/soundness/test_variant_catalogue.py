@@ -80,6 +80,7 @@ def test_designated_variant_fails_the_claim(claim_id: str) -> None:
     assert v["verdict"] == "fail", f"{variant.id} on {claim_id}: {v['verdict']} — {v['message']}"
 
 
+@pytest.mark.slow
 def test_selfcheck_catches_oracle_reference_and_constant_bugs() -> None:
     chosen = ["oracle/noise-ignores-batch", "oracle/minibatch-divides-by-B+1", "oracle/shared-client-streams",
               "oracle/replace-ignored", "reference/uncertified", "constants/half-L"]

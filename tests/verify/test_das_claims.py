@@ -86,7 +86,7 @@ FIG_LIGHT = dataclasses.replace(CLAIMS["das.fig1/reproduction"], panels=((100.0,
                                 rounds={"quick": 60, "standard": 60, "full": 60})
 
 
-@pytest.mark.parametrize("base_seed", [0, 1])
+@pytest.mark.parametrize("base_seed", base_seeds([0, 1]))
 def test_figure1_correct_passes_and_reports_the_clip_threshold(base_seed: int) -> None:
     v = _judge(FIG_LIGHT, base_seed)
     assert v["verdict"] == "pass", v["message"]
@@ -150,7 +150,7 @@ def test_fact3_holds_on_the_grid() -> None:
     assert lemmas.fact3_min_slack() > -1e-12
 
 
-@pytest.mark.parametrize("base_seed", [0, 1])
+@pytest.mark.parametrize("base_seed", base_seeds([0, 1]))
 def test_poisson_step23_is_an_erratum_with_a_verified_prediction(base_seed: int) -> None:
     v = _verdict("das.erratum/poisson-step23", base_seed)
     assert v["verdict"] == "erratum", v["message"]
@@ -195,7 +195,8 @@ def test_added_claims_are_cheap_and_named_by_their_variants() -> None:
             assert cid in variant.claim_ids(ids), (cid, vid)
 
 
-@pytest.mark.parametrize("base_seed", [0, 1])
+@pytest.mark.slow
+@pytest.mark.parametrize("base_seed", base_seeds([0, 1]))
 @pytest.mark.parametrize("claim_id, variant", [(c, v) for c, vs in DESIGNATED.items() for v in vs])
 def test_added_claims_fail_their_broken_variants(claim_id: str, variant: str, base_seed: int) -> None:
     if claim_id == "das.fig2/snr" and base_seed:

@@ -10,6 +10,7 @@ from functools import cache
 
 import numpy as np
 import pytest
+from _seeds import base_seeds
 
 from fedrates.verify.claims.das import errata, exact, experiments, instances, theorems, variants
 from fedrates.verify.sweep import run_claims
@@ -48,8 +49,7 @@ def test_registry_has_the_review_claims_and_variants() -> None:
         assert claim.title and claim.regime and claim.why, claim.id
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("base_seed", [0, 1])
+@pytest.mark.parametrize("base_seed", base_seeds([0, 1]))
 @pytest.mark.parametrize("claim_id", CHEAP)
 def test_correct_algorithms_pass(claim_id: str, base_seed: int) -> None:
     v = _verdict(claim_id, base_seed)

@@ -74,6 +74,7 @@ def _pairs():
             yield pytest.param(variant, cid, id=f"{variant.id}-{cid}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant, claim_id", list(_pairs()))
 def test_every_broken_variant_fails_the_claims_it_names(variant, claim_id):
     claim = CLAIMS[claim_id]

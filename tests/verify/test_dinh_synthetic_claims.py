@@ -27,7 +27,7 @@ def test_correct_algorithm_passes(claim_id, base_seed):
     assert v["reference"]["sufficient"] is True
 
 
-@pytest.mark.parametrize("base_seed", [0, 3])
+@pytest.mark.parametrize("base_seed", base_seeds([0, 3]))
 @pytest.mark.parametrize("variant", variants.SYNTHETIC_VARIANTS, ids=lambda v: v.id)
 def test_broken_variants_fail(variant, base_seed):
     for cid in variant.claim_ids(list(CLAIMS)):
