@@ -65,7 +65,12 @@ _STYLE = {"font.family": "DejaVu Sans", "pdf.fonttype": 42, "axes.unicode_minus"
 
 
 def _plain(text: object) -> str:
-    return str(text).replace("$", r"\$")
+    """Text as matplotlib sets it literally: ``$`` escaped, and letters of the Unicode block of mathematical
+    alphanumerics (𝒫, 𝔼, ...; no glyph in DejaVu Sans) written as their plain letter."""
+    import unicodedata
+
+    text = "".join(unicodedata.normalize("NFKC", c) if 0x1D400 <= ord(c) <= 0x1D7FF else c for c in str(text))
+    return text.replace("$", r"\$")
 
 
 def _wrap(text: str, width: int = _WIDTH, indent: str = "    ") -> list[str]:
@@ -151,7 +156,8 @@ def _claim_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> tuple[Figu
         y -= 0.035
     elif statement.strip():  # mathtext cannot set it: the LaTeX source, at most three lines
         for line in _wrap(f"statement (LaTeX source): {statement}", width=95, indent="")[:3]:
-            fig.text(_LEFT, y, _plain(line), fontsize=8, va="top", family="DejaVu Sans Mono", color="#333333")
+            # DejaVu Sans, not its Mono cut: the Mono cut lacks glyphs the statements use (ℓ)
+            fig.text(_LEFT, y, _plain(line), fontsize=8, va="top", color="#333333")
             y -= _LINE
     rows = records[records["claim"] == claim] if "claim" in records.columns else records.iloc[0:0]
     note = ""

@@ -120,3 +120,10 @@ def test_pdf_pages_render_one_size_unclipped_with_every_glyph(tmp_path: Path) ->
                           timeout=120).stdout
     for word in ("PASS", "FAIL", "ERRATUM", "INCONCLUSIVE", "LOOSE", "ℓ", "FINALWORD", "bao.fig1/comparison-analysed"):
         assert word in text, word
+
+
+def test_text_without_a_glyph_in_dejavu_is_written_with_its_plain_letter():
+    from fedrates.reports.pdf import _plain
+
+    # 𝒫 and 𝔼 (mathematical alphanumerics) have no glyph in DejaVu Sans; ℓ has one and stays; $ is escaped
+    assert _plain("𝒫_k, 𝔼[x], ℓ1, $5") == r"P_k, E[x], ℓ1, \$5"
