@@ -7,11 +7,7 @@ at t = T with the exact L, μ, Δ, S, Γ, σ and the a-posteriori G² (max over 
 ‖∇f_i‖² + σ², for PFL the perturbed points: the smallest G for which Assumption 3 holds on the run, so the
 sharpest bound the theorem allows).
 
-Search targets of :func:`fedrates.verify.falsify.falsify` (``fedrates falsify THEOREM``): a point of the search box
-is mapped to an instance of the claims' problem family, the theorem's own step size or parameterisation, the
-theorem's symbol values on the instance's exact constants (conditions are evaluated on these by the search), and a
-measurement from real runs of the algorithm. Each instance's ``run_command`` is
-``fedrates falsify THEOREM --point JSON --seeds ...``.
+What a target is and how the search uses it: :mod:`fedrates.verify.falsify`.
 """
 
 from __future__ import annotations

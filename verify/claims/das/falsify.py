@@ -9,11 +9,7 @@ left side (weights 2 − 2a − 4a² resp. (2 − 4a²)Ĉ E/‖u‖ on unclipped
 averaged over rounds 0..K−1 (the uniform random output k̃).  The rhs is affine in the trajectory averages H_clip
 (P_unc, H_norm), which are measured per seed; E[rhs] is the rhs at their expectations.
 
-Search targets of :func:`fedrates.verify.falsify.falsify` (``fedrates falsify THEOREM``): a point of the search box
-is mapped to an instance of the claims' problem family, the theorem's own step size or parameterisation, the
-theorem's symbol values on the instance's exact constants (conditions are evaluated on these by the search), and a
-measurement from real runs of the algorithm. Each instance's ``run_command`` is
-``fedrates falsify THEOREM --point JSON --seeds ...``.
+What a target is and how the search uses it: :mod:`fedrates.verify.falsify`.
 """
 
 from __future__ import annotations

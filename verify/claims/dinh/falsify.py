@@ -6,11 +6,7 @@ on the realisable finite-sum least squares of :mod:`fedrates.verify.claims.dinh.
 average of ‖∇F̄(w̄^{(s)})‖² against Δ/(ΘT), with μ, β, τ placed relative to the claims' theory configuration
 (μ relative to argmax Θ, β relative to β_min of (15), τ relative to τ_lower of (13)).
 
-Search targets of :func:`fedrates.verify.falsify.falsify` (``fedrates falsify THEOREM``): a point of the search box
-is mapped to an instance of the claims' problem family, the theorem's own step size or parameterisation, the
-theorem's symbol values on the instance's exact constants (conditions are evaluated on these by the search), and a
-measurement from real runs of the algorithm. Each instance's ``run_command`` is
-``fedrates falsify THEOREM --point JSON --seeds ...``.
+What a target is and how the search uses it: :mod:`fedrates.verify.falsify`.
 """
 
 from __future__ import annotations
