@@ -38,7 +38,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_unreachable_scheduler_is_one_line():
+@pytest.fixture
+def short_connect(monkeypatch):
+    """A 1 s connect timeout instead of 10 s: nobody listens at a free port, so the refusal is the same, sooner."""
+    monkeypatch.setattr(executors.connect, "__defaults__", (1.0,))
+
+
+def test_unreachable_scheduler_is_one_line(short_connect):
     with pytest.raises(InputError, match="no Dask scheduler answered there") as info:
         executors.make("dask", f"tcp://127.0.0.1:{_free_port()}")
     assert "\n" not in str(info.value)
@@ -79,7 +85,7 @@ def test_a_service_that_is_not_dask_is_one_line():
         server.close()
 
 
-def test_verify_refuses_a_bad_scheduler_before_creating_the_output_directory(tmp_path, capsys):
+def test_verify_refuses_a_bad_scheduler_before_creating_the_output_directory(tmp_path, capsys, short_connect):
     from fedrates.verify.cli import main
 
     for address in ("", "not an address", f"tcp://127.0.0.1:{_free_port()}"):
