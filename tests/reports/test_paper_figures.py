@@ -54,6 +54,7 @@ def test_paper_figure_draws_finite_lines(claim: str, records: pd.DataFrame) -> N
     assert lines and all(np.isfinite(np.asarray(line.get_ydata(), dtype=float)).all() for line in lines)
 
 
+@pytest.mark.slow
 def test_html_and_pdf_carry_the_paper_figure(tmp_path) -> None:
     records = _separation_records()
     verdict = {"claim": "bylinkin.thm4/separation-dg", "verdict": "pass", "theorem": "bylinkin.thm4",

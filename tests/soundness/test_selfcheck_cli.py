@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from fedrates.verify.cli import main
 
 
@@ -20,6 +22,7 @@ def test_bad_profile_and_jobs_exit_2(capsys) -> None:
     assert main(["selfcheck", "--jobs", "0"]) == 2
 
 
+@pytest.mark.slow
 def test_caught_variant_exits_0_with_its_catching_claim(capsys) -> None:
     assert main(["selfcheck", "--only", "fedprox/prox-sign", "--jobs", "1", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)

@@ -70,6 +70,7 @@ def test_every_new_variant_fails_a_claim_it_names(variant) -> None:
     assert "fail" in verdicts.values(), (variant.id, verdicts)
 
 
+@pytest.mark.slow
 def test_eq5_epsilon_reports_the_accountants_and_q() -> None:
     v = _verdict("das.thm1/eq5-epsilon", 0)
     assert v["verdict"] == "pass", v["message"]

@@ -16,6 +16,7 @@ from fedrates.verify.cli import main
 THM = "bao.thm2.1.explicit"
 
 
+@pytest.mark.slow
 def test_rhs_divided_by_100_is_refuted_within_the_default_budget() -> None:
     """Soundness: Theorem 2.1's explicit rhs / 100 is false on some instance (the true bound's worst ratio found is
     a few 1e-2); the default budget finds it and the confirmation on fresh seeds refutes it."""

@@ -282,6 +282,7 @@ def _wait_for_line(stream, needle: str) -> str:
     raise AssertionError(f"'{needle}' never written; got {''.join(seen)!r}")
 
 
+@pytest.mark.slow
 def test_one_writer_per_directory_a_second_waits_a_third_is_refused(env):
     """Three real processes on one --out: the first holds the lock inside its (slow) records write; the second
     waits, saying so, then merges; the third, with a short wait, is refused in one line with its verdict printed and
