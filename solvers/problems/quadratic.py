@@ -67,8 +67,6 @@ PRESETS = {
     "das-quadratic": {"structure": "factors", "clients": 100, "dim": 200, "inner": 20, "factor_std": 1 / 20,
                       "spread": 1.0},
     "similar-quadratic": {"structure": "similar", "clients": 10, "dim": 20, "mu": 0.01, "L": 2.0, "delta": 0.05},
-    "clustered-quadratic": {"structure": "clustered", "clients": 12, "dim": 10, "clusters": 3, "mu": 0.1,
-                            "L": 5.0, "spread": 2.0, "within": 0.05, "angle": 5.0},
     "realisable-quadratic": {"structure": "realisable", "clients": 10, "dim": 10, "mu": 0.5, "L": 5.0},
 }
 

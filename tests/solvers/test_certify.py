@@ -28,6 +28,11 @@ def _make(name, **kw):
     return problems.make(fam, name, **kw) if fam else problems.make(name, **kw)
 
 
+#: clustered quadratics (structure=clustered of the quadratic family): 12 clients, d = 10, 3 clusters
+CLUSTERED = {"structure": "clustered", "clients": 12, "dim": 10, "clusters": 3, "mu": 0.1, "L": 5.0, "spread": 2.0,
+             "within": 0.05, "angle": 5.0}
+
+
 def _wrong(certs, name):
     """The disagreement lines of ``name`` only."""
     return [m for m in check_certified(certs) if m.startswith(name + " ")]
@@ -99,7 +104,7 @@ def test_exhaustive_subset_variance_matches_the_finite_population_factor():
 
 
 # ---- every family agrees when the constants are right -------------------------------------------------------------
-GENERIC = [("realisable-quadratic", {}), ("similar-quadratic", {}), ("clustered-quadratic", {}),
+GENERIC = [("realisable-quadratic", {}), ("similar-quadratic", {}), ("quadratic", CLUSTERED),
            ("lasso", {"radius": 3.0}), ("lasso", {"radius": 3.0, "sampling": "population"}),
            ("lasso", {"radius": 2.0, "samples": 6}), ("trace", {"radius": 2.0}),
            ("quadratic", {"radius": 2.0, "sigma": 0.3, "weight_skew": 1.0}), ("dinh-tiny", {}),
@@ -144,13 +149,13 @@ def test_dinh_buttaci_bylinkin_agree():
 
 # ---- wrong formulas are rejected -------------------------------------------------------------------------------
 def test_halved_smoothness_is_rejected():
-    p = _make("clustered-quadratic")
+    p = _make("quadratic", **CLUSTERED)
     c = constants.compute(p)
     assert _wrong(dc.replace(c, L=c.L / 2).certificates, "L")
 
 
 def test_smoothness_of_f_instead_of_the_largest_client_is_rejected():
-    p = _make("clustered-quadratic")
+    p = _make("quadratic", **CLUSTERED)
     c = constants.compute(p)
     # the wrong route returns λ_max(Q̄) with Q̄'s top eigenvector as its witness (client 0)
     wrong = dc.replace(c, L=c.Lambda, witnesses={**c.witnesses, "L": {"client": 0, "vector": c.witnesses["Lambda"][
@@ -160,7 +165,7 @@ def test_smoothness_of_f_instead_of_the_largest_client_is_rejected():
 
 
 def test_mu_of_the_mean_hessian_is_rejected():
-    p = _make("clustered-quadratic")
+    p = _make("quadratic", **CLUSTERED)
     c = constants.compute(p)
     assert c.mu_F > c.mu * (1 + 1e-6)
     wrong = dc.replace(c, mu=c.mu_F, witnesses={**c.witnesses, "mu": {"client": 0, "vector": c.witnesses["mu_F"][
@@ -358,7 +363,7 @@ def test_curvature_is_cached_on_disk(tmp_path, monkeypatch):
 def test_catalogue_constant_variants_are_flagged(variant):
     from fedrates.verify.claims.bao import variants as bao_broken
 
-    p = _make("clustered-quadratic")
+    p = _make("quadratic", **CLUSTERED)
     assert check_certified(constants.compute(p)) == []
     with getattr(bao_broken, variant)():
         lines = check_certified(constants.compute(p))
