@@ -106,6 +106,8 @@ def _check_batch(problem: Problem, batch: int, replace: bool) -> None:
 def exact_gradients(problem: Problem, Wf: np.ndarray, clients: np.ndarray) -> np.ndarray:
     """∇f_k at per-(replica, client) points: Wf (R, m, d), clients (R, m) -> (R, m, d) (flattened model)."""
     fit = problem.datafit
+    if hasattr(fit, "gradients_at"):  # a non-quadratic datafit evaluates its own gradients (R, m, d) -> (R, m, d)
+        return fit.gradients_at(Wf, clients)
     if isinstance(fit, GaussianPopulation):
         U = Wf - fit.truth
         means = fit.means[clients]

@@ -31,6 +31,8 @@ STOCHASTIC = ("buttaci.lemma1/identity", "buttaci.alg1/reductions", "buttaci.alg
               "buttaci.lemB2/deviation", "buttaci.lemA2/deviation", "buttaci.lemB3.kappa/mean-multiplier",
               "buttaci.lemB3/recursion", "buttaci.lemA3/recursion")
 DETERMINISTIC = [c.id for c in CLAIMS if c.id not in STOCHASTIC]
+#: deterministic claims of more than a few seconds: their correct-code run belongs to the long step
+SLOW = ("buttaci.cor1/schedules", "buttaci.thm4/cauchy")
 #: verdicts other than pass on the correct code: the documented over-claim, and bounds that cannot fail in practice
 EXPECTED_VERDICT = {"buttaci.eq9/speedup": "erratum", "buttaci.teps/comparison": "informational",
                     "buttaci.thm1/validity": "informational", "buttaci.thm3/validity": "informational",
@@ -56,7 +58,8 @@ def test_registered():
     assert covered == expected, "every claim that depends on a run is named by at least one broken variant"
 
 
-@pytest.mark.parametrize("claim_id", DETERMINISTIC)
+@pytest.mark.parametrize("claim_id", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c
+                                      for c in DETERMINISTIC])
 def test_correct_code_passes_deterministic_claims(claim_id):
     v = verdict(get(claim_id))
     expected = EXPECTED_VERDICT.get(claim_id, "pass")
@@ -98,7 +101,12 @@ MUST_FAIL = {
     "similarity/row-normalised-weights": "buttaci.lemA3/round-map",
     "pfl/returns-uniform-neighbour-mean": "buttaci.alg1/returned-point",
     "fedprox/returns-previous-round": "buttaci.alg1/returned-point",
+    "cauchy/least-squares-gradients": "buttaci.thm2/cauchy",
+    "cauchy/L-of-f": "buttaci.thm2/cauchy",
 }
+#: the verdict a variant gets from its claim when it is not ``fail``: a constant that disagrees with its certificate
+#: makes the claim inconclusive (both numbers in the message), which selfcheck counts as a kill
+KILL_VERDICT = {"cauchy/L-of-f": "inconclusive"}
 
 
 @pytest.mark.parametrize("patch", [broken.cosine_adjacency, broken.row_normalised_weights])
@@ -137,7 +145,7 @@ def test_broken_variant_fails(variant):
                     v = verdict(claim, base_seed)
             finally:
                 _instance_cache_clear()
-        assert v["verdict"] == "fail", (variant.id, v["message"])
+        assert v["verdict"] == KILL_VERDICT.get(variant.id, "fail"), (variant.id, v["message"])
 
 
 def _instance_cache_clear():

@@ -20,7 +20,8 @@ from fedrates.verify.variants import BrokenVariant
 __all__ = ["VARIANTS", "BetaOnWrongModel", "UniformAggregation", "CurrentRoundNeighbours", "StepTimesTen", "StepOverE",
            "NoBroadcast", "ProxSignFlipped", "FedProxStepTimesTen", "FedProxStepOverE", "FedProxNoBroadcast",
            "no_sign_canonicalisation", "cosine_adjacency", "row_normalised_weights", "ReturnsUniformAverage",
-           "FedProxReturnsPrevious", "gamma_uniform_weights", "extremes_of_f"]
+           "FedProxReturnsPrevious", "gamma_uniform_weights", "extremes_of_f", "cauchy_least_squares_gradients",
+           "cauchy_L_of_f"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -244,6 +245,46 @@ def extremes_of_f() -> Any:
     return _patched_constants(lambda problem, consts: consts | {"L": consts["L_f"], "mu": consts["mu_f"]})
 
 
+@contextmanager
+def cauchy_least_squares_gradients() -> Iterator[None]:
+    """The oracle of the Cauchy-loss federation returns the least-squares gradients X_iᵀ(X_i w − y_i)/n (the
+    residual r instead of ρ'(r) = r/(1 + r²/c²)): the loss the runs optimise is not the one the claims measure."""
+    from fedrates.verify.claims.buttaci.cauchy import CauchyRegression
+
+    original = CauchyRegression.gradients_at
+
+    def gradients_at(self: Any, Wf: np.ndarray, clients: np.ndarray) -> np.ndarray:
+        X, y = self.X[clients], self.y[clients]
+        r = np.einsum("rmnd,rmd->rmn", X, Wf) - y
+        return np.einsum("rmnd,rmn->rmd", X, r) / self.samples
+
+    CauchyRegression.gradients_at = gradients_at
+    try:
+        yield
+    finally:
+        CauchyRegression.gradients_at = original
+
+
+@contextmanager
+def cauchy_L_of_f() -> Iterator[None]:
+    """L of the Cauchy-loss federation taken as λ_max(Σ_i p_i X_iᵀX_i/n) (the average's curvature at zero residual)
+    instead of max_i ‖X_iᵀX_i/n‖₂ (Assumption 4 for every f_i)."""
+    from fedrates.verify.claims.buttaci import cauchy
+
+    original = cauchy.cauchy_instance
+
+    def cauchy_instance(params: dict | None = None) -> tuple[Any, dict]:
+        problem, consts = original(params)
+        Hbar = np.einsum("k,kde->de", problem.weights, problem.datafit.hessians)
+        return problem, consts | {"L": float(np.linalg.eigvalsh(Hbar)[-1])}
+
+    cauchy.cauchy_instance = cauchy_instance
+    try:
+        yield
+    finally:
+        cauchy.cauchy_instance = original
+
+
 # ---- the catalogue: every broken variant and the claims that must catch it
 def _with(alg: Any) -> Any:
     """``apply``: run the claim with the broken algorithm."""
@@ -321,7 +362,8 @@ VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant(
         id="pfl/step-over-E", target="algorithm",
         bug="local step γ/E (normalised by the number of local steps) instead of the theorem step γ",
-        claims=("buttaci.thm4/validity", "buttaci.lemB3.kappa/exact-multiplier", "buttaci.eq9/speedup"),
+        claims=("buttaci.thm4/validity", "buttaci.lemB3.kappa/exact-multiplier", "buttaci.eq9/speedup",
+                "buttaci.thm4/cauchy", "buttaci.cor1/schedules"),
         apply=_with(StepOverE())),
     BrokenVariant(
         id="fedprox/step-over-E", target="algorithm",
@@ -336,6 +378,16 @@ VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant(
         id="fedprox/update-divided-by-C", target="algorithm",
         bug="server applies the weighted average of the client updates divided once more by C (= server step 1/C)",
-        claims=("buttaci.thm2/validity", "buttaci.lemA3.kappa/exact-multiplier"),
+        claims=("buttaci.thm2/validity", "buttaci.lemA3.kappa/exact-multiplier", "buttaci.thm2/cauchy"),
         apply=_with(FedProx(server_step=1 / 6))),
+    BrokenVariant(
+        id="cauchy/least-squares-gradients", target="instance",
+        bug="the oracle of the Cauchy-loss federation returns least-squares gradients (residual r instead of "
+            "ρ'(r) = r/(1 + r²/c²))",
+        claims=("buttaci.thm4/cauchy", "buttaci.thm2/cauchy"), patch=cauchy_least_squares_gradients),
+    BrokenVariant(
+        id="cauchy/L-of-f", target="instance",
+        bug="L of the Cauchy-loss federation from the average's curvature λ_max(Σ p_i X_iᵀX_i/n) instead of "
+            "max_i ‖X_iᵀX_i/n‖₂ (Assumption 4, every f_i)",
+        claims=("buttaci.thm2/cauchy", "buttaci.thm4/cauchy"), patch=cauchy_L_of_f),
 )
