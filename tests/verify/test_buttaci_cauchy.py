@@ -1,6 +1,7 @@
 """The non-quadratic nonconvex federation of the Buttaci & Calafiore claims (Cauchy-loss regression): its loss,
 gradients and curvature follow the module's formulas, L is certified and a wrong L is caught, f is nonconvex and
-bounded below, and the oracles give the loss's own gradients (Assumption 2 with exact gradients)."""
+bounded below, and the oracles give the loss's own gradients (Assumption 2 with exact gradients); and the exponents
+of Theorem 4's bound under the schedules E = T^a."""
 
 from __future__ import annotations
 
@@ -67,3 +68,15 @@ def test_the_quadratic_interface_is_refused(inst):
     problem, _ = inst
     with pytest.raises(TypeError, match="not a quadratic"):
         problem.datafit.mean_quadratic(problem.weights)
+
+
+def test_schedule_exponents_of_theorem_4(monkeypatch):
+    """Corollary 1 against E = T^a: the catalogued Theorem 4 decays as T^e(a), e(a) = max(−(1+a)/2, a−1), minimised at
+    a = 1/3 only; the check detects an exponent formula that keeps only the optimisation term."""
+    from fedrates.verify.claims.buttaci.theorems import schedules
+
+    assert [schedules.bound_exponent(a) for a in (0.0, 1 / 3, 2 / 3)] == pytest.approx([-0.5, -2 / 3, -1 / 3])
+    assert schedules._symbolic() == {"exponent-mismatches": 0.0, "argmin-not-one-third": 0.0}
+    monkeypatch.setattr(schedules, "bound_exponent", lambda a: -(1 + a) / 2)
+    bad = schedules._symbolic()
+    assert bad["exponent-mismatches"] == 3.0 and bad["argmin-not-one-third"] == 1.0

@@ -8,7 +8,7 @@ minimises the bound and gives O(T^{-2/3}).  With E = T^a the bound decays as T^{
 
 minimised at a = 1/3 only (e = −2/3; e(0) = −1/2, e(2/3) = −1/3).  The corollary orders schedules by their *bound*;
 it says nothing about the measured error for other a.  The claim checks what the theory implies — the symbolic
-e(a) from the catalogued Theorem 4 (the limit of log r / log T) and its unique minimiser, and Theorem 4's bound with
+e(a) from the catalogued Theorem 4 (d log r / d log T at T ≈ 1e25) and its unique minimiser, and Theorem 4's bound with
 the per-round Lemma B.4 at every (a, T) — and reports, for each a, the measured exponent of E‖∇f(ŵ_T)‖² beside e(a)
 and beside the exponent of the bound fitted over the same T, and which schedule has the smallest measured error at
 the largest T.  On this instance the measured exponent follows the optimisation term −(1 + a)/2 for every a
@@ -18,6 +18,7 @@ the optimality of T^{1/3} is the bound's, as the corollary states, not a propert
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,26 +43,30 @@ def bound_exponent(a: float) -> float:
     return max(-(1 + a) / 2, a - 1)
 
 
+#: the exponent of the catalogued bound, measured between T = 1e24 and 1e26, must be e(a) to this (the other term's
+#: relative size there is at most T^{-1/4} ≈ 1e-6, at a = 1/6; measured deviations ≤ 1.5e-6)
+EXPONENT_TOL = 1e-4
+
+
 def _symbolic() -> dict[str, float]:
-    """0 for every check that holds: e(a) is the limit of log r(T^a, T)/log T of the catalogued Theorem 4 (σ-terms
-    included) at a ∈ {0, 1/6, 1/3, 1/2, 2/3, 5/6}, and a = 1/3 is its unique minimiser on a grid of 601 values."""
+    """0 for every check that holds: e(a) is the exponent of the catalogued Theorem 4 (σ-terms included) with
+    E = T^a, read as d log r / d log T between T = 1e24 and 1e26, at a ∈ {0, 1/6, 1/3, 1/2, 2/3, 5/6}; and a = 1/3
+    is the unique minimiser of e on a grid of 601 values."""
     import sympy as sp
 
     from fedrates.bounds.catalog import buttaci as cat
 
     vals = {cat.L: 5, cat.Delta: 3, cat.S: sp.Rational(1, 5), cat.sigma: 1, cat.G: 7, cat.beta: sp.Rational(1, 2)}
-    rhs = cat.THM4_RHS.subs(vals)
-    T = sp.Symbol("T", positive=True)
+    r = sp.lambdify((cat.E, cat.T), cat.THM4_RHS.subs(vals), "math")
     bad = 0.0
-    for a in (sp.Integer(0), sp.Rational(1, 6), sp.Rational(1, 3), sp.Rational(1, 2), sp.Rational(2, 3),
-              sp.Rational(5, 6)):
-        r = rhs.subs({cat.E: T**a}).subs(cat.T, T)
-        lim = sp.limit(sp.log(r) / sp.log(T), T, sp.oo)
-        bad += float(abs(float(lim) - bound_exponent(float(a))) > 1e-12)
+    lo, hi = 1e24, 1e26
+    for a in (0.0, 1 / 6, 1 / 3, 1 / 2, 2 / 3, 5 / 6):
+        slope = (math.log(r(hi**a, hi)) - math.log(r(lo**a, lo))) / (math.log(hi) - math.log(lo))
+        bad += float(abs(slope - bound_exponent(a)) > EXPONENT_TOL)
     grid = np.linspace(0.0, 1.0, 601)
     e = np.array([bound_exponent(a) for a in grid])
     argmin = grid[e <= e.min() + 1e-12]
-    return {"limit-exponent-mismatches": bad,
+    return {"exponent-mismatches": bad,
             "argmin-not-one-third": float(not (len(argmin) == 1 and abs(argmin[0] - 1 / 3) < 1e-9))}
 
 
