@@ -65,9 +65,14 @@ def test_f_is_nonconvex_bounded_below_and_gradients_are_bounded(inst):
 
 
 def test_the_quadratic_interface_is_refused(inst):
+    from fedrates.solvers import problems
+
     problem, _ = inst
     with pytest.raises(TypeError, match="not a quadratic"):
         problem.datafit.mean_quadratic(problem.weights)
+    # same data as the least-squares instance, another cache key
+    base = problems.make("similar_quadratic", "buttaci-clustered", message="data", noise=0.0)
+    assert problem.fingerprint != base.fingerprint
 
 
 def test_schedule_exponents_of_theorem_4(monkeypatch):

@@ -106,7 +106,9 @@ def _cauchy(params_json: str) -> tuple[Any, dict]:
     base = problems.make("similar_quadratic", preset, **params)
     X, y = base.extras["data"]
     fit = CauchyRegression(X=X, y=y, scale=scale)
-    problem = replace(base, datafit=fit, description="Cauchy-loss regression with a similarity graph")
+    # the loss in the parameters: the fingerprint (cache key) differs from the least-squares instance's on the same data
+    problem = replace(base, datafit=fit, params={**base.params, "loss": "cauchy", "cauchy_scale": scale},
+                      description="Cauchy-loss regression with a similarity graph")
     H = fit.hessians
     L = float(np.max(np.linalg.eigvalsh(H)[:, -1]))
     p = problem.weights
