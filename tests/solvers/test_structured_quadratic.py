@@ -142,3 +142,18 @@ def test_dense_hessians_refused_at_scale():
     problem = problems.make("structured_quadratic", clients=3000, dim=100)
     with pytest.raises(InputError, match="dense Hessians"):
         _ = problem.datafit.hessians
+
+
+def test_generic_reference_agrees_and_fingerprint_covers_the_data():
+    from fedrates.solvers import reference
+
+    problem = small(5)
+    generic = reference.solve(problem, cache=False)
+    exact = sq.exact_reference(problem)
+    np.testing.assert_allclose(generic.w, exact.w, rtol=1e-7, atol=1e-9)
+    assert generic.value == pytest.approx(exact.value, rel=1e-10)
+    other = small(5)
+    assert other.fingerprint == problem.fingerprint
+    other.datafit.ctil[2, 3] += 1e-9
+    other.__dict__.pop("fingerprint", None)
+    assert other.fingerprint != problem.fingerprint
