@@ -157,3 +157,13 @@ def test_generic_reference_agrees_and_fingerprint_covers_the_data():
     other.datafit.ctil[2, 3] += 1e-9
     other.__dict__.pop("fingerprint", None)
     assert other.fingerprint != problem.fingerprint
+
+
+def test_run_validation_uses_the_family_estimate():
+    from fedrates.solvers.problems._params import check_footprint
+    from fedrates.verify.commands._common import check_problem_size
+
+    params = {"clients": 20_000, "dim": 1000}
+    check_problem_size("structured_quadratic", params)  # 0.6 GiB by the family's own estimate: accepted
+    with pytest.raises(InputError, match="GiB of memory"):
+        check_footprint("structured_quadratic", params)  # the dense default estimate (K·d²: 298 GiB) refuses it
