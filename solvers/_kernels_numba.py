@@ -444,18 +444,13 @@ def floyd_rows(U, n, offsets, out, start):  # pragma: no cover - compiled
 def structured_local_average(lam, ctil, clients, weights, xt, steps, step, mu_prox,  # pragma: no cover - compiled
                              out):
     """out[r] += Σ_j weights[r, j] z_E of the shared-basis quadratics, coordinatewise in the basis:
-    z_E = a + ρ^E(x̃ − a), a = (λc̃ + μ_p x̃)/(λ + μ_p), ρ = 1 − η(λ + μ_p) (ρ^E by squaring), client k =
+    z_E = a + ρ^E(x̃ − a), a = (λc̃ + μ_p x̃)/(λ + μ_p), ρ = 1 − η(λ + μ_p), client k =
     clients[r, j] (:func:`fedrates.solvers.problems.structured_quadratic.local_average`)."""
     R, m = clients.shape
     d = lam.shape[1]
     a = np.empty(d)
     base = np.empty(d)
     power = np.empty(d)
-    bits = []
-    e = steps
-    while e:
-        bits.append(e & 1)
-        e >>= 1
     for r in range(R):
         x0 = xt[r]
         for j in range(m):
@@ -474,12 +469,8 @@ def structured_local_average(lam, ctil, clients, weights, xt, steps, step, mu_pr
                     a[i] = (lk[i] * ck[i] + mu_prox * x0[i]) / (lk[i] + mu_prox)
                     base[i] = 1.0 - step * (lk[i] + mu_prox)
                     power[i] = 1.0
-            for b in range(len(bits)):  # ρ^E by squaring
-                if bits[b]:
-                    for i in range(d):
-                        power[i] *= base[i]
-                if b + 1 < len(bits):
-                    for i in range(d):
-                        base[i] *= base[i]
+            for _ in range(steps):  # ρ^E
+                for i in range(d):
+                    power[i] *= base[i]
             for i in range(d):
                 out[r, i] += p * (a[i] + power[i] * (x0[i] - a[i]))

@@ -208,7 +208,7 @@ def local_average(fit: StructuredQuadratic, clients: np.ndarray, weights: np.nda
     """Σ_j p_j w_j^E of E exact local steps w ← w − η(∇f_k(w) + μ_p(w − x)) from the server points x (R, d), in the
     basis, one pass over (λ_k, c̃_k): clients, weights (R, m) -> (R, d).  Coordinatewise the recursion is affine,
     z ← ρz + η(λc̃ + μ_p x̃) with ρ = 1 − η(λ + μ_p), so z_E = a + ρ^E(x̃ − a), a = (λc̃ + μ_p x̃)/(λ + μ_p) (equal
-    to the step-by-step recursion up to rounding; ρ^E by squaring).  numba when available, else numpy over chunks
+    to the step-by-step recursion up to rounding).  numba when available, else numpy over chunks
     of clients (same formula)."""
     xt = np.ascontiguousarray(fit.to_basis(x), dtype=float)
     clients = np.ascontiguousarray(clients, dtype=np.int64)
