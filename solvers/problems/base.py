@@ -177,7 +177,8 @@ class Problem:
         for a in arrays:
             a = np.ascontiguousarray(a, dtype=float)  # no copy for the C-contiguous float64 data of the families
             h.update(str(a.shape).encode())
-            h.update(memoryview(a).cast("B"))  # the bytes of a.tobytes(), hashed in place
+            if a.size:  # an empty array (no reflections: structure=diagonal) has no bytes and cannot be cast
+                h.update(memoryview(a).cast("B"))  # the bytes of a.tobytes(), hashed in place
         return h.hexdigest()
 
     def summary(self) -> dict[str, Any]:

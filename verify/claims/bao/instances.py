@@ -19,7 +19,7 @@ from fedrates.solvers.certify import observed_cache
 
 __all__ = ["COMPOSITE", "IDENTICAL", "LASSO", "POP_LASSO", "POP_TRACE", "QUAD", "SKEWED", "certified_distance2",
            "client_quadratics", "closed_form_optimum", "instance", "problem_and_reference", "problem_of",
-           "reference_of", "spectra"]
+           "reference_of", "shared_basis", "spectra"]
 
 
 # ---- problems and references (cached per process) ------------------------------------------------------------------
@@ -50,17 +50,31 @@ def closed_form_optimum(problem: Any) -> np.ndarray:
 
 def client_quadratics(problem: Any) -> tuple[np.ndarray, np.ndarray]:
     """(Q_k, b_k) with ∇f_k(w) = Q_kw − b_k, built here from the client data: Q_k itself (Gaussian-noise
-    quadratics), X_kᵀX_k/n and X_kᵀy_k/n (samples), or C + m_km_kᵀ and Q_kw° (population least squares with
+    quadratics), V diag(λ_k) Vᵀ and V(λ_k ⊙ c̃_k) (shared-basis quadratics, V multiplied out here), X_kᵀX_k/n and
+    X_kᵀy_k/n (samples), or C + m_km_kᵀ and Q_kw° (population least squares with
     x ~ N(m_k, C), y = xᵀw° + ε, Bao et al. §2)."""
     fit = problem.datafit
     if hasattr(fit, "Q"):
         return np.asarray(fit.Q), np.asarray(fit.b)
+    if hasattr(fit, "reflectors"):
+        V = shared_basis(np.asarray(fit.reflectors, dtype=float), fit.dim)
+        lam = np.asarray(fit.lam, dtype=float)
+        return np.einsum("ij,kj,lj->kil", V, lam, V), (lam * np.asarray(fit.ctil, dtype=float)) @ V.T
     if hasattr(fit, "means"):
         m, C = np.asarray(fit.means, dtype=float), np.asarray(fit.cov, dtype=float)
         Q = C[None] + np.einsum("kd,ke->kde", m, m)
         return Q, Q @ np.asarray(fit.truth, dtype=float).reshape(-1)
     X, y = np.asarray(fit.X), np.asarray(fit.y)
     return np.einsum("kni,knj->kij", X, X) / X.shape[1], np.einsum("kni,kn->ki", X, y) / X.shape[1]
+
+
+def shared_basis(reflectors: np.ndarray, dim: int) -> np.ndarray:
+    """V = H₁H₂⋯H_r with H_i = I − 2u_iu_iᵀ, multiplied out densely here (the shared basis of a
+    ``structured_quadratic`` federation, Q_k = V diag(λ_k) Vᵀ, c_k = V c̃_k; r = 0: V = I)."""
+    V = np.eye(dim)
+    for u in reflectors:
+        V = V @ (np.eye(dim) - 2.0 * np.outer(u, u))
+    return V
 
 
 def spectra(problem: Any) -> tuple[float, float, float, float]:

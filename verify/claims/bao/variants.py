@@ -452,6 +452,50 @@ def mu_of_mean_hessian() -> contextlib.AbstractContextManager:
     return _patched(constants, "compute", factory)
 
 
+# ---- the one-pass round of shared-basis quadratics (structured_quadratic.local_average) ----------------------------
+def _kernel(wrong: Any) -> contextlib.AbstractContextManager:
+    """Patch ``local_average`` (the fused round of FedAvg/FedProx on shared-basis quadratics) by ``wrong``."""
+    from fedrates.solvers.problems import structured_quadratic
+
+    return _patched(structured_quadratic, "local_average", lambda real: lambda *a: wrong(real, *a))
+
+
+def kernel_uniform_weights() -> contextlib.AbstractContextManager:
+    """The fused round averages the clients with 1/m instead of π_k."""
+    return _kernel(lambda real, fit, cl, w, x, E, eta, mp=0.0: real(fit, cl, np.full(w.shape, 1 / w.shape[1]), x, E,
+                                                                     eta, mp))
+
+
+def kernel_power_e_minus_one() -> contextlib.AbstractContextManager:
+    """The fused round contracts by ρ^(E−1) instead of ρ^E (z_E = a + ρ^(E−1)(x̃ − a))."""
+    def wrong(real, fit, clients, weights, x, E, eta, mp=0.0):
+        xt = fit.to_basis(x)
+        lam, ct = fit.lam[clients], fit.ctil[clients]
+        a = (lam * ct + mp * xt[:, None]) / (lam + mp)
+        z = a + (1.0 - eta * (lam + mp)) ** (E - 1) * (xt[:, None] - a)
+        return fit.from_basis(np.einsum("rm,rmd->rd", weights, z))
+    return _kernel(wrong)
+
+
+def kernel_prox_sign() -> contextlib.AbstractContextManager:
+    """The fused round with FedProx's μ_p of the wrong sign (ρ = 1 − η(λ − μ_p))."""
+    return _kernel(lambda real, fit, cl, w, x, E, eta, mp=0.0: real(fit, cl, w, x, E, eta, -mp))
+
+
+def basis_transposed() -> contextlib.AbstractContextManager:
+    """The shared basis applied transposed (Vᵀ for V = H₁⋯H_r: the reflections in reverse order) in the fused
+    round and in the pair gradients of the stochastic oracle."""
+    from fedrates.solvers.problems.structured_quadratic import StructuredQuadratic as SQ
+
+    def flip(fit):
+        return SQ(lam=fit.lam, ctil=fit.ctil, reflectors=fit.reflectors[::-1])
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(_kernel(lambda real, fit, *a: real(flip(fit), *a)))
+    stack.enter_context(_patched(SQ, "pair_gradients", lambda real: lambda fit, *a: real(flip(fit), *a)))
+    return stack
+
+
 # ---- wrong returned points (the law of the point ``run`` returns) ---------------------------------------------------
 class _PolyakOutput:
     """Mixin: returns the uniform average of the returned points after rounds 1..R (Polyak averaging) instead of
@@ -603,8 +647,11 @@ def _variants() -> tuple[Any, ...]:
     from fedrates.verify.claims.bao.exact import CLAIMS
     from fedrates.verify.variants import BrokenVariant as V
 
-    fedavg = ("bao.exact/fedavg-moments", "bao.exact/fedavg-fixed-point", "bao.returned/fedavg")
-    fedprox = ("bao.exact/fedprox-moments", "bao.returned/fedprox")
+    structured = tuple(c.id for c in CLAIMS if "/structured-" in c.id)
+    kernel = tuple(c for c in structured if c.startswith("bao.exact/"))
+    fedavg = ("bao.exact/fedavg-moments", "bao.exact/fedavg-fixed-point", "bao.returned/fedavg") + tuple(
+        c for c in kernel if "fedavg" in c)
+    fedprox = ("bao.exact/fedprox-moments", "bao.returned/fedprox") + tuple(c for c in structured if "fedprox" in c)
     fedda = ("bao.exact/fedda-moments", "bao.limit/fedda", "bao.returned/fedda")
     fedmid = ("bao.exact/fedmid-moments", "bao.limit/fedmid-prox-gradient", "bao.returned/fedmid",
               "bao.returned/fedmid-trace-population")
@@ -696,6 +743,14 @@ def _variants() -> tuple[Any, ...]:
         V("mc_fedda/stage-centre-output", "algorithm",
           "returns the current stage's centre ŵ_m (previous stage output) instead of ŵ_{m+1}",
           ("bao.returned/mc-fedda",), apply=_with(MCFedDAStageCentre)),
+        V("structured/kernel-uniform-weights", "algorithm", "the one-pass round averages with 1/m, not π_k", kernel,
+          patch=kernel_uniform_weights),
+        V("structured/kernel-power-E-1", "algorithm", "the one-pass round contracts by ρ^(E−1) instead of ρ^E",
+          kernel, patch=kernel_power_e_minus_one),
+        V("structured/kernel-prox-sign", "algorithm", "the one-pass round with FedProx's μ_p of the wrong sign",
+          tuple(c for c in kernel if "fedprox" in c), patch=kernel_prox_sign),
+        V("structured/basis-transposed", "algorithm", "the shared basis applied transposed (Vᵀ for V)",
+          tuple(c for c in structured if "basis" in c or c.startswith("bao.returned/")), patch=basis_transposed),
         V("oracle/noise-ignores-batch", "oracle", "Gaussian noise σ/√d instead of σ/√(dB)", gaussian,
           patch=noise_not_divided_by_batch),
         V("oracle/minibatch-divides-by-B+1", "oracle", "minibatch gradient divided by B + 1", sampled,

@@ -791,3 +791,9 @@ CLAIMS: tuple[Claim, ...] = (
         problem_params=COMPOSITE, hyper={"local_steps": 2, "stages": 3, "stage_rounds": 40, "psi": 1.0},
         rounds=800),
 )
+
+
+# the shared-basis claims (a module of this package: it builds on the classes above)
+from fedrates.verify.claims.bao.exact import structured as _structured  # noqa: E402
+
+CLAIMS = CLAIMS + _structured.CLAIMS
