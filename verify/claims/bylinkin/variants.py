@@ -241,6 +241,7 @@ def variant_algorithm(key: str) -> Any:
         "aeg-returns-xbar": lambda: cls["AEGReturnsXbar"](),
         "c-acc-returns-xbar": lambda: cls["CAccReturnsXbar"](subproblem="boundary"),
         "acc-returns-z": lambda: cls["AccReturnsZ"](),
+        "vrcs-theta-double": lambda: algorithms.make("vrcs", theta_scale=2.0),
     }
     return table[key]()
 
@@ -357,9 +358,14 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("bylinkin.thm4/outer-lyapunov",), apply=_swap("tau-f-double")),
     BrokenVariant("acc_vrcs/alpha-sqrt3", "algorithm",
                   "AccVRCS prox weight alpha = sqrt(theta/(mu q)) (the 3 of (24) dropped: alpha x sqrt3)",
-                  ("bylinkin.thm7/branch-map",), apply=_swap("acc-alpha-sqrt3")),
+                  ("bylinkin.thm7/branch-map", "bylinkin.thm7/lyapunov-step"), apply=_swap("acc-alpha-sqrt3")),
     BrokenVariant("acc_vrcs/tau-double", "algorithm", "AccVRCS interpolation tau = 2 sqrt(theta mu/(3q))",
-                  ("bylinkin.thm7/branch-map",), apply=_swap("acc-tau-double")),
+                  ("bylinkin.thm7/branch-map", "bylinkin.thm7/lyapunov-step", "bylinkin.thm7/explicit-rate"),
+                  apply=_swap("acc-tau-double")),
+    BrokenVariant("vrcs/theta-double", "algorithm",
+                  "VRCS step theta = (1/2) sqrt(p(1-p)q/(p delta_g^2 + (1-p) delta_f^2)), twice tuning (23) (still "
+                  "within Lemma 4's theta <= 1/(2(delta_f + delta_g)))",
+                  ("bylinkin.thm6/lyapunov-step", "bylinkin.thm6/explicit-rate"), apply=_swap("vrcs-theta-double")),
     BrokenVariant("sc_acc_extragradient/returns-xbar", "algorithm",
                   "SC-AccExtragradient returns xbar_K (the other variable of the extragradient pair) instead of x_K",
                   ("bylinkin.thm1/exact-iterates", "bylinkin.thm1/exact-mean"), apply=_swap("sc-returns-xbar")),
