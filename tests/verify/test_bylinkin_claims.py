@@ -39,7 +39,9 @@ STOCHASTIC = ("bylinkin.thm1/exact-mean", "bylinkin.thm1/second-moment", "bylink
               "bylinkin.thm2/rate-df", "bylinkin.thm2/separation-dg", "bylinkin.thm2.mg/rate-dg",
               "bylinkin.thm3/rate-df", "bylinkin.thm3/separation-dg", "bylinkin.thm3.mg/rate-dg",
               "bylinkin.thm3/acceleration", "bylinkin.thm2/rate-df-fixed-mu", "bylinkin.thm3/rate-df-fixed-mu",
-              "bylinkin.thm6/exact-mean-nonconvex", "bylinkin.thm1/rounds-to-eps", "bylinkin.thm1.mg/rounds-to-eps")
+              "bylinkin.thm6/exact-mean-nonconvex", "bylinkin.thm1/rounds-to-eps", "bylinkin.thm1.mg/rounds-to-eps",
+              "bylinkin.thm6/lyapunov-step", "bylinkin.thm7/lyapunov-step", "bylinkin.thm6/explicit-rate",
+              "bylinkin.thm7/explicit-rate")
 
 
 def _run(claim, base_seed: int = 0) -> tuple[dict, pd.DataFrame]:
@@ -210,6 +212,9 @@ MUST_FAIL = {
     "acc_vrcs/p-uniform": ("bylinkin.thm3/separation-dg", "bylinkin.thm3.mg/rate-dg"),
     "acc_vrcs/tau-squared": ("bylinkin.thm3/rate-df", "bylinkin.thm3/acceleration"),
     "vrcs/no-control-variate": ("bylinkin.thm2/rate-df",),
+    "vrcs/theta-double": ("bylinkin.thm6/lyapunov-step", "bylinkin.thm6/explicit-rate"),
+    "acc_vrcs/alpha-sqrt3": ("bylinkin.thm7/lyapunov-step",),
+    "acc_vrcs/tau-double": ("bylinkin.thm7/lyapunov-step", "bylinkin.thm7/explicit-rate"),
 }
 #: variants that stall (never reach eps) run to the iteration cap: checked on the two cheapest grid points
 STALLING = {"vrcs/no-control-variate"}

@@ -35,14 +35,6 @@ EXPECTED_UNUSED: dict[tuple[str, str, str], tuple[str, str]] = {
         _DINH, "structure=realisable is built with explicit parameters, never through this preset"),
     ("dinh_ls", "preset", "dinh-tiny"): (_DINH, "its claims build dinh_ls from explicit parameters"),
     ("dinh_ls", "preset", "dinh-noisy"): (_DINH, "its claims build dinh_ls from explicit parameters"),
-    ("separation", "preset", "bylinkin-separation"): (
-        _BYLINKIN, "its claims build separation instances from explicit parameters"),
-    ("separation", "preset", "bylinkin-interpolation"): (
-        _BYLINKIN, "its claims build separation instances from explicit parameters (linear=shared is used)"),
-    ("separation", "preset", "bylinkin-signed"): (
-        _BYLINKIN, "no claim builds signed perturbations (perturbation=signed)"),
-    ("separation", "perturbation", "signed"): (
-        _BYLINKIN, "no claim builds signed (indefinite) perturbations"),
 }
 
 

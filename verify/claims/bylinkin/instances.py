@@ -24,12 +24,14 @@ def _instance_json(params_json: str) -> tuple[Any, Any]:
     from fedrates.solvers.problems.separation import split
 
     params = json.loads(params_json)
-    problem = problems.make("separation", None, **params)
+    preset = params.pop("preset", None)
+    problem = problems.make("separation", preset, **params)
     return problem, split(problem)
 
 
 def instance(params: dict) -> tuple[Any, Any]:
-    """(problem, split) of a separation instance (cached per process)."""
+    """(problem, split) of a separation instance (cached per process); ``params`` may name a preset of the family
+    (``"preset"``), which the other parameters override."""
     return _instance_json(json.dumps(params, sort_keys=True))
 
 #: the deterministic counterexample to Theorem 5's printed recursion (1-d dynamics embedded in d = 2 so that
@@ -86,8 +88,11 @@ _DF_GRID = (0.005, 0.02, 0.08, 0.32)
 _L_GRID = (1.0, 10.0, 100.0, 1000.0)
 _EPS = 1e-8
 
-_SEP = {"dim": 8, "mu": 1e-3, "L": 1.0, "delta_f": 0.02, "delta_g": 0.5, "seed": 0}
-_INTERP = {"dim": 8, "mu": 1e-2, "L": 1.0, "delta_f": 0.05, "delta_g": 0.5, "linear": "shared", "seed": 0}
+#: the catalogue's presets (dim 8, μ = 1e-3, δ_f = 0.02, δ_g = 0.5; μ = 1e-2, δ_f = 0.05, δ_g = 0.5 with a shared
+#: minimiser; the latter with signed perturbations: h_1 and f_1 + g non-convex), seed 0
+_SEP = {"preset": "bylinkin-separation"}
+_INTERP = {"preset": "bylinkin-interpolation"}
+_SIGNED = {"preset": "bylinkin-signed"}
 _NOISE = {"dim": 8, "mu": 1e-2, "L": 1.0, "delta_f": 0.05, "delta_g": 0.5, "seed": 0}
 _VR = {"dim": 6, "mu": 1e-2, "L": 1.0, "delta_f": 0.1, "delta_g": 0.3, "seed": 0}
 

@@ -196,6 +196,18 @@ def _variant_classes() -> dict[str, Any]:
             return state["xbar"]
 
     @dataclass(frozen=True, kw_only=True)
+    class InnerReturnsX(CAccExtragradient):
+        def inner_solve(self, sp, t, xl, ck, rounds_g, log):  # noqa: ANN001, ANN202 - variant: inner x_T, not x̄_T
+            own: list = []
+            _, _, T, failed = super().inner_solve(sp, t, xl, ck, rounds_g, own)
+            if log is not None:
+                log.extend(own)
+            x = xl.copy()
+            for entry in own:
+                x = np.where(entry["active"][:, None], entry["x_next"], x)
+            return x, sp.grad_g(x), T, failed
+
+    @dataclass(frozen=True, kw_only=True)
     class AccReturnsZ(AccVRCS):
         def output(self, state):  # noqa: ANN001, ANN202 - variant: z_K instead of y_K
             return state["z"]
@@ -241,6 +253,8 @@ def variant_algorithm(key: str) -> Any:
         "aeg-returns-xbar": lambda: cls["AEGReturnsXbar"](),
         "c-acc-returns-xbar": lambda: cls["CAccReturnsXbar"](subproblem="boundary"),
         "acc-returns-z": lambda: cls["AccReturnsZ"](),
+        "inner-returns-x": lambda: cls["InnerReturnsX"](subproblem="boundary"),
+        "vrcs-theta-double": lambda: algorithms.make("vrcs", theta_scale=2.0),
     }
     return table[key]()
 
@@ -288,8 +302,8 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   "M_f and M_g chosen with probability 1/2 instead of p = delta_f/(delta_f + delta_g)",
                   ("bylinkin.thm1/split-rounds",), apply=_swap("p-uniform")),
     BrokenVariant("aeg/double-eta", "algorithm", "step eta twice the tuning (9)",
-                  ("bylinkin.thm5/spectral-radius", "bylinkin.thm5.corrected/one-step"),
-                  apply=_swap("aeg-double-eta")),
+                  ("bylinkin.thm5/spectral-radius", "bylinkin.thm5.corrected/one-step",
+                   "bylinkin.thm5.corrected/one-step-signed"), apply=_swap("aeg-double-eta")),
     BrokenVariant("aeg/inexact-100x", "algorithm",
                   "server subproblems stopped at 100x the accuracy constant 1/(11 theta^2) of criterion (4)",
                   ("bylinkin.thm5.corrected/inexact-trajectory",), apply=_swap("aeg-inexact-100x")),
@@ -357,9 +371,18 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("bylinkin.thm4/outer-lyapunov",), apply=_swap("tau-f-double")),
     BrokenVariant("acc_vrcs/alpha-sqrt3", "algorithm",
                   "AccVRCS prox weight alpha = sqrt(theta/(mu q)) (the 3 of (24) dropped: alpha x sqrt3)",
-                  ("bylinkin.thm7/branch-map",), apply=_swap("acc-alpha-sqrt3")),
+                  ("bylinkin.thm7/branch-map", "bylinkin.thm7/lyapunov-step"), apply=_swap("acc-alpha-sqrt3")),
     BrokenVariant("acc_vrcs/tau-double", "algorithm", "AccVRCS interpolation tau = 2 sqrt(theta mu/(3q))",
-                  ("bylinkin.thm7/branch-map",), apply=_swap("acc-tau-double")),
+                  ("bylinkin.thm7/branch-map", "bylinkin.thm7/lyapunov-step", "bylinkin.thm7/explicit-rate"),
+                  apply=_swap("acc-tau-double")),
+    BrokenVariant("c_acc_extragradient/inner-returns-x", "algorithm",
+                  "the inner AccExtragradient returns x_T (the other variable of its extragradient pair) instead of "
+                  "xbar_T, the point at which criterion (6) was checked",
+                  ("bylinkin.thm4/outer-criterion",), apply=_swap("inner-returns-x")),
+    BrokenVariant("vrcs/theta-double", "algorithm",
+                  "VRCS step theta = (1/2) sqrt(p(1-p)q/(p delta_g^2 + (1-p) delta_f^2)), twice tuning (23) (still "
+                  "within Lemma 4's theta <= 1/(2(delta_f + delta_g)))",
+                  ("bylinkin.thm6/lyapunov-step", "bylinkin.thm6/explicit-rate"), apply=_swap("vrcs-theta-double")),
     BrokenVariant("sc_acc_extragradient/returns-xbar", "algorithm",
                   "SC-AccExtragradient returns xbar_K (the other variable of the extragradient pair) instead of x_K",
                   ("bylinkin.thm1/exact-iterates", "bylinkin.thm1/exact-mean"), apply=_swap("sc-returns-xbar")),

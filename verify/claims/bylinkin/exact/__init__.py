@@ -6,7 +6,9 @@ with the implementation exactly (deterministic maps) or two-sided (Monte-Carlo m
 * :mod:`.probes` — exact linear maps of one iteration probed with basis states: spectral radii, worst-state one-step
   Lyapunov ratios, the exact outer contraction of C-AccExtragradient;
 * :mod:`.moments` — Monte-Carlo means against exact mean and second-moment recursions, the noise floor, expected
-  rounds per iteration.
+  rounds per iteration;
+* :mod:`.lyapunov` — the one-step Lyapunov recursions of VRCS and AccVRCS in expectation (exact second moment of an
+  epoch; claims listed in its docstring).
 
 The erratum claims built on these classes are in :mod:`fedrates.verify.claims.bylinkin.errata`.  Claims of
 :mod:`.probes` and :mod:`.moments` (those of :mod:`.maps` are listed in its docstring):
@@ -39,8 +41,8 @@ The erratum claims built on these classes are in :mod:`fedrates.verify.claims.by
 """
 
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.bylinkin.exact import maps, moments, probes
+from fedrates.verify.claims.bylinkin.exact import lyapunov, maps, moments, probes
 
 __all__ = ["CLAIMS"]
 
-CLAIMS: tuple[Claim, ...] = maps.CLAIMS + probes.CLAIMS + moments.CLAIMS
+CLAIMS: tuple[Claim, ...] = maps.CLAIMS + probes.CLAIMS + moments.CLAIMS + lyapunov.CLAIMS

@@ -430,8 +430,9 @@ CLAIMS: tuple[Claim, ...] = (
         why="Theorem 4 composes Kovalev et al.'s outer theorem with criterion (6) delivered by the inner phase",
         metric="criterion_ratio_max", x="iteration", params=dict(_SEP),
         informational="it recomputes criterion (6), the inner loop's own stopping test, on the returned points: it "
-        "can only fail if the loop stops before its test holds (it still kills an inner phase cut to one step or "
-        "stopped at 10x the constant)", **_COMMON),
+        "can only fail if the loop stops before its test holds or returns another point than the one tested (it "
+        "still kills an inner phase cut to one step, stopped at 10x the constant, or returning x_T instead of "
+        "xbar_T)", **_COMMON),
     InnerRecursionClaim(
         id="bylinkin.thm8.rate/recursion", theorem="bylinkin.thm8.rate", title="Inner AccExtragradient: Theorem 8 "
         "recursion (corrected Lyapunov function)", algorithm="c_acc_extragradient", regime="inner subproblems "

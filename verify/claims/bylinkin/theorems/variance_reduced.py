@@ -206,7 +206,9 @@ class VRScalingClaim(_BylinkinClaim):
         else:
             res.message += "; means " + ", ".join(f"{v:.4g}" for v in np.mean(y, axis=0))
         # the claim is the exponent (CI against the band); the theorem's explicit count is recorded as bound_ratio
-        # (mean rounds over the count: Theorems 6/7's constants sit 12-33x above the measured rounds) but not judged
+        # (mean rounds over the count: Theorems 6/7's constants sit 12-33x above the measured rounds) and judged by
+        # bylinkin.thm6/explicit-rate, bylinkin.thm7/explicit-rate (the per-step factor against the exact worst-state
+        # factor of the expected Lyapunov function; the rounds per step are pinned by the epoch-rounds claims)
         fit = res.fit or {}
         margin = (mg.ci(float(fit["hi"]) - float(fit["lo"]), self.tolerance)
                   if fit.get("hi") is not None and np.isfinite(fit.get("hi", np.nan)) else None)
