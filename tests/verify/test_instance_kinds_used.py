@@ -37,8 +37,6 @@ EXPECTED_UNUSED: dict[tuple[str, str, str], tuple[str, str]] = {
                   "parameters"),
     ("quadratic", "preset", "realisable-quadratic"): (
         _DINH, "structure=realisable is built with explicit parameters, never through this preset"),
-    ("dinh_ls", "preset", "dinh-tiny"): (_DINH, "its claims build dinh_ls from explicit parameters"),
-    ("dinh_ls", "preset", "dinh-noisy"): (_DINH, "its claims build dinh_ls from explicit parameters"),
     ("separation", "preset", "bylinkin-separation"): (
         _BYLINKIN, "its claims build separation instances from explicit parameters"),
     ("separation", "preset", "bylinkin-interpolation"): (
