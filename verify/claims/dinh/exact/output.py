@@ -16,6 +16,10 @@ off the returned point.  The claims ``dinh.output/*`` check, on an instance with
 
 The local paths are recomputed here from (10) and the instance's exact ∇F_n = A_n w − b_n, independently of
 :mod:`fedrates.solvers.algorithms._fedproxvr`.
+
+``dinh.output/svrg-stochastic`` and ``dinh.output/svrg-noisy`` pin the returned point with the stochastic SVRG
+estimator (:class:`StochasticOutputClaim`): the estimator is unbiased and affine on least squares, so the mean local
+path is the exact-gradient path and E w̄^{(1)} = Σ_n p_n (1/(τ+1)) Σ_t m_n^{(t)}, also when the data are noisy.
 """
 
 from __future__ import annotations
