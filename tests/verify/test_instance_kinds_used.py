@@ -25,7 +25,6 @@ PROFILE = "standard"
 
 #: kind → (owning paper, reason it is unused by the claims); an entry that becomes used fails (strict xfail)
 _BYLINKIN = "Bylinkin et al. (seed 001)"
-_DINH = "Dinh et al. (seed 002)"
 _BUTTACI = "Buttaci & Calafiore (seed 004)"
 EXPECTED_UNUSED: dict[tuple[str, str, str], tuple[str, str]] = {
     ("quadratic", "preset", "similar-quadratic"): (
@@ -35,8 +34,6 @@ EXPECTED_UNUSED: dict[tuple[str, str, str], tuple[str, str]] = {
     ("quadratic", "preset", "clustered-quadratic"): (
         _BUTTACI, "its claims use the similar_quadratic presets; structure=clustered is built only with explicit "
                   "parameters"),
-    ("quadratic", "preset", "realisable-quadratic"): (
-        _DINH, "structure=realisable is built with explicit parameters, never through this preset"),
     ("separation", "preset", "bylinkin-separation"): (
         _BYLINKIN, "its claims build separation instances from explicit parameters"),
     ("separation", "preset", "bylinkin-interpolation"): (

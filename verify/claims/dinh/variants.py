@@ -247,6 +247,23 @@ def _patch_theta_no_2() -> Any:
     return mock.patch.object(fb, "Theta", wrong)
 
 
+def _patch_realisable_distinct_centres() -> Any:
+    """The realisable quadratic federation built with one centre per client (the shared minimiser lost)."""
+    from unittest import mock
+
+    from fedrates.solvers.problems import quadratic
+
+    original = quadratic._hessians_and_centres
+
+    def wrong(p, rng):
+        Q, centres = original(p, rng)
+        if p["structure"] == "realisable":
+            centres = centres + 0.1 * rng.standard_normal(centres.shape)
+        return Q, centres
+
+    return mock.patch.object(quadratic, "_hessians_and_centres", wrong)
+
+
 THEOREM_VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant("fedproxvr_svrg/no-snapshot-correction", "algorithm",
                   "SVRG estimator without the snapshot correction −∇f_I(w⁽⁰⁾) + v⁽⁰⁾ (plain SGD)",
@@ -304,6 +321,9 @@ THEOREM_VARIANTS: tuple[BrokenVariant, ...] = (
                   ("dinh.rem1/tau-lower-mu",), patch=_patch_tau_lower_mu_linear),
     BrokenVariant("constants/Theta-mu-plus-lambda", "constants", "Θ of Theorem 1 with μ + λ in place of μ̃ = μ − λ",
                   ("dinh.rem2/mu-threshold",), patch=_patch_theta_mu_plus_lambda),
+    BrokenVariant("quadratic/realisable-distinct-centres", "instance",
+                  "the realisable quadratic federation built with one centre per client (no shared minimiser)",
+                  ("dinh.ass5/realisable-quadratic",), patch=_patch_realisable_distinct_centres),
     BrokenVariant("constants/Theta-no-2", "constants",
                   "Θ of Theorem 1 with θ√(1 + σ̄²) in place of θ√(2(1 + σ̄²)) in its first term",
                   ("dinh.rem2/theta-threshold",), patch=_patch_theta_no_2),

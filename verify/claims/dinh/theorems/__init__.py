@@ -30,6 +30,8 @@ moments, limits and the returned point in :mod:`fedrates.verify.claims.dinh.exac
 * ``dinh.thm1.eq86/adversarial-argmax*``: (86) at μ = argmax Θ, where Θ's L/μ̃ terms weigh most;
 * ``dinh.rem2/theta-threshold``, ``dinh.rem2/mu-threshold``: Remarks 2(1) and 2(3) — Θ's thresholds in θ and μ at
   certified constants against their closed forms (:mod:`.remarks`);
+* ``dinh.ass5/realisable-quadratic``: assumption (5) with its exact σ_n on the realisable-quadratic preset (shared
+  minimiser; no finite σ_n without it);
 
 Readings of the paper followed: the random local
 output is the proof's (52) (Alg. 1 line 10 misprints w^{(τ)}), θ is read in the second-moment form (11′) that the
