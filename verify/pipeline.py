@@ -343,12 +343,13 @@ def _report_current(out: Path, digest: str, write_pdf: bool) -> bool:
 
 
 class _Progress:
-    """A rich progress bar on stderr (silent when disabled)."""
+    """A rich progress bar on stderr (silent when disabled, and when stderr is not a terminal: a bar drawn into a
+    file or a pipe is only noise there, and a refusal must stay the one line on stderr)."""
 
     def __init__(self, enabled: bool) -> None:
         self._bar = None
         self._task = None
-        if enabled:
+        if enabled and sys.stderr.isatty():
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
