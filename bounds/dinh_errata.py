@@ -9,6 +9,9 @@ Kinds, and why:
 * ``smallest-tau`` (Remark 1(3)): **statement-false**: (16) is not the smallest τ that Lemma 1(a) admits.
 * ``tau-order`` (Remark 1(5)): **over-claim**: the inference "larger β_min, thus larger τ" does not follow; the
   reversal at β_min is a consequence of Remark 1(3), and at the smallest admissible τ the ordering holds (weakly).
+* ``tau-lower-mu`` (Remark 1(4)): **statement-false**: at fixed β the lower bound (13) decreases in μ on
+  (λ, λ + √(λ² + β²L²)) — including the remark's own case of raising μ just above a large λ — at configurations that
+  satisfy every condition of Lemma 1(a); the algorithm's exact local accuracy improves there too.
 * ``experiments`` (§5, Tables 1-2): **experiment-outside-theory**: reported configurations violate Lemma 1.
 * Theorem 1's index range (the proof's last display) is a **typo** (a catalogue note, not a claim): (17) as printed
   still follows from (86) and E F̄(w̄⁽¹⁾) ≤ F̄(w̄⁽⁰⁾).
@@ -64,6 +67,27 @@ ERRATA: dict[str, dict[str, str]] = {
         "evidence": "At L = 1, λ = 0, μ = 200, θ = 0.6: SARAH (β_min, τ) = (15.22, 137.2), SVRG (111.25, 20.16).",
         "prediction": "τ at SVRG's β_min (20.16) is below τ at SARAH's β_min (137.2) at L = 1, λ = 0, μ = 200, "
                       "θ = 0.6 (rtol 2e-3)",
+    },
+    "tau-lower-mu": {
+        "kind": "statement-false",
+        "where": "Remark 1(4), on Lemma 1 (13)",
+        "quote": "Observing that the lower bound of τ is Ω(μ), thus increasing μ (e.g., to make μ̃ ≥ 0 when λ is "
+                 "large) will increase τ. This is because larger μ will enforce the local update more proximal to the "
+                 "'anchor' point, thus making the convergence to the θ-accurate solution more slowly.",
+        "true_statement": "τ_lower = 3(β²L² + μ²)/(θ²μ̃L(β − 3)) is Ω(μ) as μ → ∞, but at fixed β its derivative in "
+                          "μ has the sign of μ² − 2λμ − β²L²: it decreases on (λ, μ*), μ* = λ + √(λ² + β²L²), "
+                          "where it attains 6μ*/(θ²L(β − 3)), and increases only beyond μ*.  Raising μ from just "
+                          "above λ (the remark's own case) lowers the bound; it also lowers the τ of (16) at the "
+                          "paper's design β_min(μ), and the algorithm's exact local accuracy at fixed τ improves.",
+        "evidence": "Certified constants of the non-convex instance dinh_nc (N = 2, D_n = 4, d = 2, seed 0: L = 2.469, "
+                    "λ = 0.641), θ = 0.6, β = 20: τ_lower = 196.9 at μ = λ + L and 19.86 at μ* = 50.03 (both within "
+                    "τ ≤ (5β² − 4β)/8 = 240, so Lemma 1(a) holds at both); τ of (16) at β_min(μ): 173.5 at μ = λ + L, "
+                    "38.1 at μ*; exact E‖∇J_n(w_n)‖²/‖∇F_n(w̄)‖² of FedProxVR-SARAH at τ = 20 (worst device): 0.44 at "
+                    "μ = λ + L, 0.064 at μ*.",
+        "prediction": "on the certified constants of dinh_nc at θ = 0.6, β = 20: the minimiser of τ_lower over μ is "
+                      "the closed form μ* = λ + √(λ² + β²L²) (rtol 1e-6) with value 6μ*/(θ²L(β − 3)) (rtol 1e-9), "
+                      "τ_lower(λ + L) > τ_lower(μ*) with both inside Lemma 1(a), and the exact local accuracy of the "
+                      "algorithm at τ = 20 is lower at μ* than at λ + L",
     },
     "experiments": {
         "kind": "experiment-outside-theory",

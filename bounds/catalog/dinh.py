@@ -107,6 +107,14 @@ _N_SVRG_REMARK = Note(
     "erratum",
     erratum=dinh_errata.erratum("svrg-large-beta"),
 )
+_N_TAU_MU = Note(
+    "Remark 1(4) says the lower bound of tau is Omega(mu), 'thus increasing mu will increase tau'.  At fixed beta, "
+    "d/dmu of (beta^2 L^2 + mu^2)/(mu - lambda) has the sign of mu^2 - 2 lambda mu - beta^2 L^2: tau_lower decreases "
+    "on (lambda, lambda + sqrt(lambda^2 + beta^2 L^2)) and grows like 3 mu/(theta^2 L (beta - 3)) only beyond.",
+    "Claim dinh.rem1/tau-lower-mu reports this erratum on the certified constants of the non-convex instance.",
+    "erratum",
+    erratum=dinh_errata.erratum("tau-lower-mu"),
+)
 _N_SVRG_ALPHA = Note(
     "(56) uses sqrt(a t) and sqrt(a t) + 1 while (58) chooses alpha = sqrt(a (t + 1)); (63) is stated for "
     "1 <= t <= tau but is needed for 0 <= t <= tau.",
@@ -179,7 +187,7 @@ _lem1 = Theorem(
     symbols=_symbols("beta", "L", "mu", "lam", "theta", "tau"),
     notes=(Note("Claim: with tau >= rhs (and the conditions) the local solution is theta-accurate; the proof gives "
                 "the second-moment form E||grad J_n||^2 <= theta^2 ||grad F_n||^2 (see dinh.lem1.eq54)."),
-           _N_HIDDEN, _N_OUTPUT, _N_TAU_LOCAL, _N_HETERO_L),
+           _N_HIDDEN, _N_OUTPUT, _N_TAU_LOCAL, _N_HETERO_L, _N_TAU_MU),
     equation="Lemma 1(a), (13); proof (44)-(55), App. B",
 )
 _lem1_svrg = Theorem(

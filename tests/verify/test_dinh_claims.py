@@ -109,6 +109,52 @@ def test_remark_1_errata_hold_with_their_predicted_numbers(claim_id, numbers):
         assert v["constants"][key] == pytest.approx(value, rel=2e-3, abs=1e-12)
 
 
+def test_remark_1_4_erratum_matches_the_closed_forms_on_certified_constants():
+    """At fixed β, d/dμ (β²L² + μ²)/(μ − λ) ∝ μ² − 2λμ − β²L²: τ_lower is smallest at μ* = λ + √(λ² + β²L²), where
+    it equals 6μ*/(θ²L(β − 3)); at μ = λ + L (raising μ just above λ, the remark's own case) it is larger."""
+    from fedrates.verify.claims.dinh.instances import EXACT_NC, instance
+
+    claim = CLAIMS["dinh.rem1/tau-lower-mu"]
+    _, consts = instance("dinh_nc", EXACT_NC)
+    L, lam, b, th = consts.L, consts.lam, claim.beta, claim.theta
+    mu_star = lam + (lam**2 + b**2 * L**2) ** 0.5
+    v = verdict(claim)
+    assert v["verdict"] == "erratum" and v["erratum_kind"] == "statement-false", v["message"]
+    c = v["constants"]
+    assert c["mu_argmin"] == pytest.approx(mu_star, rel=1e-6)
+    assert c["tau_min"] == pytest.approx(6 * mu_star / (th**2 * L * (b - 3)), rel=1e-9)
+    assert c["tau_lower_mu1"] > 5 * c["tau_min"] and c["tau_lower_mu1"] <= (5 * b**2 - 4 * b) / 8
+    assert c["accuracy_mu_star"] < c["accuracy_mu1"] and c["tau16_mu_star"] < c["tau16_mu1"]
+
+
+@pytest.mark.parametrize("variant_id, claim_id", [
+    ("constants/tau-lower-mu-plus-lambda", "dinh.rem1/tau-lower-mu"),
+    ("constants/Theta-mu-plus-lambda", "dinh.rem2/mu-threshold"),
+    ("constants/Theta-no-2", "dinh.rem2/theta-threshold"),
+])
+def test_wrong_ingredients_of_the_remarks_formulas_fail_their_claims(variant_id, claim_id):
+    """An erratum that no longer reproduces fails (never passes); a wrong Θ moves its thresholds off the closed
+    forms."""
+    variant = next(v for v in variants.THEOREM_VARIANTS if v.id == variant_id)
+    with variant.patch():
+        v = verdict(CLAIMS[claim_id])
+    assert v["verdict"] == "fail", v["measured"]
+
+
+def test_remark_2_thresholds_in_closed_form():
+    """μΘ = c₀ − 2L(√q + q)x − 2Lqλx² with x = 1/μ̃: Θ vanishes at μ₀ and has no zero for θ ≥ θ_max."""
+    from fedrates.bounds import fedproxvr as fb
+    from fedrates.verify.claims.dinh.theorems.remarks import mu_zero, theta_max
+
+    for L, lam, s2 in ((1.0, 0.0, 0.5), (2.5, 0.64, 7.5), (6.7, 3.0, 0.16)):
+        th = 0.5 * theta_max(s2)
+        m0 = mu_zero(L, lam, th, s2)
+        assert abs(fb.Theta(L, lam, m0, th, s2) * m0) <= 1e-12
+        assert fb.Theta(L, lam, 0.999 * m0 + 0.001 * lam, th, s2) < 0 < fb.Theta(L, lam, 1.001 * m0, th, s2)
+        assert mu_zero(L, lam, 1.0001 * theta_max(s2), s2) == float("inf")
+        assert mu_zero(2 * L, lam, th, s2) > m0 and mu_zero(L, lam + 0.5, th, s2) > m0
+
+
 def test_theorem_claims_with_theta_too_large_are_conditions_not_met():
     """θ = 0.6 > 1/√(2(1 + σ̄²)) ≈ 0.51 on this instance: Θ ≤ 0 for every μ, so no pass is possible."""
     claim = dataclasses.replace(CLAIMS["dinh.thm1.corrected/sarah"], theta=0.6)
@@ -122,6 +168,7 @@ def test_theorem_claims_with_theta_too_large_are_conditions_not_met():
     ("dinh.rem1/svrg-large-beta", "statement-false"),
     ("dinh.rem1/smallest-tau", "statement-false"),
     ("dinh.rem1/tau-order", "over-claim"),
+    ("dinh.rem1/tau-lower-mu", "statement-false"),
     ("dinh.exp/lemma1-configs", "experiment-outside-theory"),
 ])
 def test_errata_carry_their_kind_location_quote_and_prediction(claim_id, kind):

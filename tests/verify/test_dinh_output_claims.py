@@ -32,6 +32,21 @@ def test_broken_output_rules_fail(bug):
     assert verdict["verdict"] == "fail", verdict["message"]
 
 
+@pytest.mark.parametrize("claim_id, bug", [("dinh.output/svrg-stochastic", None),
+                                          ("dinh.output/svrg-stochastic", "svrg-index-1-to-tau"),
+                                          ("dinh.output/svrg-stochastic", "svrg-index-0-to-tau-minus-1"),
+                                          ("dinh.output/svrg-noisy", None)])
+def test_stochastic_svrg_returned_point_mean(claim_id, bug):
+    """With the stochastic SVRG estimator the mean of the returned point is Σ_n p_n (1/(τ+1)) Σ_t m_n^(t) (the
+    exact-gradient path), also on the noisy preset; an output index drawn from {1..τ} or {0..τ−1} is rejected."""
+    claim = next(c for c in dinh_output.CLAIMS if c.id == claim_id)
+    if bug is not None:
+        claim = claim.with_algorithm(variants.output_broken(bug))
+    records = claim.simulate(claim.points("quick")[0], [0, 1])
+    verdict = claim.judge(records, "quick")
+    assert verdict["verdict"] == ("pass" if bug is None else "fail"), verdict["message"]
+
+
 @pytest.mark.slow
 def test_a_never_moving_solver_fails_theorem_1_by_its_bound():
     """Negative control: w̄^(s) = w̄⁰ gives the average ‖∇F̄(w̄⁰)‖², 1.5× the bound Δ/(ΘT) of the sharp regime."""

@@ -25,16 +25,11 @@ PROFILE = "standard"
 
 #: kind → (owning paper, reason it is unused by the claims); an entry that becomes used fails (strict xfail)
 _BYLINKIN = "Bylinkin et al. (seed 001)"
-_DINH = "Dinh et al. (seed 002)"
 EXPECTED_UNUSED: dict[tuple[str, str, str], tuple[str, str]] = {
     ("quadratic", "preset", "similar-quadratic"): (
         _BYLINKIN, "its claims build prescribed-similarity instances from the separation family, not this preset"),
     ("quadratic", "structure", "similar"): (
         _BYLINKIN, "no claim builds a quadratic federation with structure=similar (the separation family is used)"),
-    ("quadratic", "preset", "realisable-quadratic"): (
-        _DINH, "structure=realisable is built with explicit parameters, never through this preset"),
-    ("dinh_ls", "preset", "dinh-tiny"): (_DINH, "its claims build dinh_ls from explicit parameters"),
-    ("dinh_ls", "preset", "dinh-noisy"): (_DINH, "its claims build dinh_ls from explicit parameters"),
 }
 
 

@@ -14,14 +14,15 @@ import numpy as np
 
 from fedrates.solvers.certify import observed_cache
 
-__all__ = ["EXACT_LS", "EXACT_NC", "THEORY_LS", "THEOREM_LS", "SVRG_LS", "UNEQUAL_LS", "NOISY_LS", "instance",
-           "theory_config", "sharp_config", "device_problem"]
+__all__ = ["EXACT_LS", "EXACT_NC", "THEORY_LS", "THEOREM_LS", "SVRG_LS", "UNEQUAL_LS", "NOISY_LS", "NOISY_PRESET",
+           "instance", "theory_config", "sharp_config", "device_problem"]
 
 _TINY = float(np.finfo(float).tiny)
 _EPS = float(np.finfo(float).eps)
 
-#: small instances (d = 2, 3 devices) where every exact prediction is cheap
-EXACT_LS = {"clients": 3, "samples": 4, "dim": 2, "scale_spread": 0.5, "seed": 0}
+#: small instances (d = 2, 3 devices) where every exact prediction is cheap; EXACT_LS is the catalogue's dinh-tiny
+#: preset (N = 3, D_n = 4, d = 2, scale spread 0.5, seed 0), so that the claims build it through the preset
+EXACT_LS = {"preset": "dinh-tiny"}
 EXACT_NC = {"clients": 2, "samples": 4, "dim": 2, "shift": 1.0, "seed": 0}
 THEORY_LS = {"clients": 3, "samples": 6, "dim": 2, "scale_spread": 0.3, "seed": 0}
 #: Theorem 1's sharp instance: unequal sizes D_n = (12, 6, 12), p = (0.4, 0.2, 0.4)
@@ -31,6 +32,8 @@ SVRG_LS = {"clients": 3, "samples": 32, "dim": 2, "scale_spread": 0.0, "seed": 0
 #: unequal device sizes D_n = (8, 4, 2), p_n = D_n/D = (4, 2, 1)/7: the D_n/D server average and objective (2) matter
 UNEQUAL_LS = {"clients": 3, "samples": 8, "dim": 2, "scale_spread": 0.5, "seed": 0, "size_levels": 2}
 NOISY_LS = {"clients": 4, "samples": 16, "dim": 4, "scale_spread": 0.3, "noise": 0.5, "seed": 0}
+#: the catalogue's noisy preset (N = 4, D_n = 16, d = 4, label noise 0.5: assumption (5) fails, σ̄² = ∞)
+NOISY_PRESET = {"preset": "dinh-noisy"}
 _ALG_NAME = {"sarah": "fedproxvr_sarah", "svrg": "fedproxvr_svrg", "sgd": "fedprox_sgd"}
 
 

@@ -201,6 +201,69 @@ def _patch_tau_lower_beta_linear() -> Any:
                              / (theta**2 * (mu - lam) * L * (beta - 3)))
 
 
+def _patch_tau_lower_mu_plus_lambda() -> Any:
+    """τ_lower of (13) with μ + λ where it has μ̃ = μ − λ (the sign of the weak-convexity modulus)."""
+    from unittest import mock
+
+    from fedrates.bounds import fedproxvr as fb
+
+    return mock.patch.object(fb, "tau_lower", lambda beta, L, mu, lam, theta: 3 * (beta**2 * L**2 + mu**2)
+                             / (theta**2 * (mu + lam) * L * (beta - 3)))
+
+
+def _patch_tau_lower_mu_linear() -> Any:
+    """τ_lower of (13) with μ in place of μ² in its numerator."""
+    from unittest import mock
+
+    from fedrates.bounds import fedproxvr as fb
+
+    return mock.patch.object(fb, "tau_lower", lambda beta, L, mu, lam, theta: 3 * (beta**2 * L**2 + mu)
+                             / (theta**2 * (mu - lam) * L * (beta - 3)))
+
+
+def _patch_theta_mu_plus_lambda() -> Any:
+    """Θ of Theorem 1 with μ + λ where the paper has μ̃ = μ − λ."""
+    from unittest import mock
+
+    from fedrates.bounds import fedproxvr as fb
+
+    original = fb.Theta
+    return mock.patch.object(fb, "Theta", lambda L, lam, mu, theta, sigma_bar_sq: original(L, -lam, mu, theta,
+                                                                                          sigma_bar_sq))
+
+
+def _patch_theta_no_2() -> Any:
+    """Θ of Theorem 1 with θ√(1 + σ̄²) where its first term has θ√(2(1 + σ̄²))."""
+    from unittest import mock
+
+    from fedrates.bounds import fedproxvr as fb
+
+    original = fb.Theta
+
+    def wrong(L, lam, mu, theta, sigma_bar_sq):
+        return original(L, lam, mu, theta, sigma_bar_sq) + theta * (math.sqrt(2) - 1) * math.sqrt(
+            1 + sigma_bar_sq) / mu
+
+    return mock.patch.object(fb, "Theta", wrong)
+
+
+def _patch_realisable_distinct_centres() -> Any:
+    """The realisable quadratic federation built with one centre per client (the shared minimiser lost)."""
+    from unittest import mock
+
+    from fedrates.solvers.problems import quadratic
+
+    original = quadratic._hessians_and_centres
+
+    def wrong(p, rng):
+        Q, centres = original(p, rng)
+        if p["structure"] == "realisable":
+            centres = centres + 0.1 * rng.standard_normal(centres.shape)
+        return Q, centres
+
+    return mock.patch.object(quadratic, "_hessians_and_centres", wrong)
+
+
 THEOREM_VARIANTS: tuple[BrokenVariant, ...] = (
     BrokenVariant("fedproxvr_svrg/no-snapshot-correction", "algorithm",
                   "SVRG estimator without the snapshot correction −∇f_I(w⁽⁰⁾) + v⁽⁰⁾ (plain SGD)",
@@ -233,23 +296,37 @@ THEOREM_VARIANTS: tuple[BrokenVariant, ...] = (
                   apply=_with("sarah-last-iterate")),
     BrokenVariant("fedproxvr_svrg/last-iterate", "algorithm",
                   "returns the last local iterate w⁽τ⁾ where the analysis draws t' ~ U{0..τ}",
-                  ("dinh.alg1/mean-svrg",), apply=_with("svrg-last-iterate")),
+                  ("dinh.output/svrg-noisy", "dinh.alg1/mean-svrg"), apply=_with("svrg-last-iterate")),
     BrokenVariant("fedproxvr_svrg/no-prox", "algorithm", "the prox of h_s dropped (plain local steps)",
                   ("dinh.alg1/mean-svrg", "dinh.alg1/inner-svrg"), apply=_with("svrg-no-prox")),
     BrokenVariant("constants/Theta-theta-squared", "constants", "Θ with θ² in place of θ in its first term",
-                  ("dinh.thm1.eq86/adversarial", "dinh.thm1.eq86/adversarial-nc"), patch=_patch_theta_squared),
+                  ("dinh.thm1.eq86/adversarial", "dinh.thm1.eq86/adversarial-nc", "dinh.rem2/theta-threshold"),
+                  patch=_patch_theta_squared),
     BrokenVariant("constants/a-min-linear", "constants", "a_min(τ) of (65) replaced by its leading term 16(τ + 1)",
                   ("dinh.rem1/svrg-large-beta", "dinh.exp/lemma1-configs"), patch=_patch_a_min_linear),
     BrokenVariant("constants/tau-upper-no-8", "constants", "SARAH's upper bound (13) without its denominator 8",
                   ("dinh.exp/lemma1-configs",), patch=_patch_tau_upper_no_8),
     BrokenVariant("constants/Theta-half-L", "constants", "Θ evaluated with L/2 in place of L in its L/μ̃ terms",
-                  ("dinh.thm1.eq86/adversarial-argmax",), patch=_patch_theta_half_L),
+                  ("dinh.thm1.eq86/adversarial-argmax", "dinh.rem2/mu-threshold"), patch=_patch_theta_half_L),
     BrokenVariant("constants/L-of-F", "constants", "L of (3) taken as the smoothness of F_n instead of max_i‖∇²f_i‖",
                   ("dinh.eq35/*",), patch=_patch_L_of_F),
     BrokenVariant("constants/tau-lower-theta", "constants", "τ_lower of (13) with θ in place of θ²",
                   ("dinh.rem1/tau-order",), patch=_patch_tau_lower_theta),
     BrokenVariant("constants/tau-lower-beta-linear", "constants", "τ_lower of (13) with βL² in place of β²L²",
                   ("dinh.rem1/smallest-tau",), patch=_patch_tau_lower_beta_linear),
+    BrokenVariant("constants/tau-lower-mu-plus-lambda", "constants", "τ_lower of (13) with μ + λ in place of μ̃ = μ − λ",
+                  ("dinh.rem1/tau-lower-mu",), patch=_patch_tau_lower_mu_plus_lambda),
+    BrokenVariant("constants/tau-lower-mu-linear", "constants",
+                  "τ_lower of (13) with μ in place of μ² in its numerator",
+                  ("dinh.rem1/tau-lower-mu",), patch=_patch_tau_lower_mu_linear),
+    BrokenVariant("constants/Theta-mu-plus-lambda", "constants", "Θ of Theorem 1 with μ + λ in place of μ̃ = μ − λ",
+                  ("dinh.rem2/mu-threshold",), patch=_patch_theta_mu_plus_lambda),
+    BrokenVariant("quadratic/realisable-distinct-centres", "instance",
+                  "the realisable quadratic federation built with one centre per client (no shared minimiser)",
+                  ("dinh.ass5/realisable-quadratic",), patch=_patch_realisable_distinct_centres),
+    BrokenVariant("constants/Theta-no-2", "constants",
+                  "Θ of Theorem 1 with θ√(1 + σ̄²) in place of θ√(2(1 + σ̄²)) in its first term",
+                  ("dinh.rem2/theta-threshold",), patch=_patch_theta_no_2),
 )
 
 
@@ -320,13 +397,19 @@ OUTPUT_VARIANTS: tuple[BrokenVariant, ...] = (
                   ("dinh.output/sarah", "dinh.alg1/mean-sarah-unequal"), apply=_with_output("sarah-uniform-weights")),
     BrokenVariant("fedproxvr_svrg/uniform-server-weights", "algorithm",
                   "server average (1/N)Σ_n w_n instead of Σ_n (D_n/D) w_n (Alg. 1 line 12)",
-                  ("dinh.output/svrg", "dinh.alg1/mean-svrg-unequal"), apply=_with_output("svrg-uniform-weights")),
+                  ("dinh.output/svrg", "dinh.alg1/mean-svrg-unequal", "dinh.output/svrg-stochastic"),
+                  apply=_with_output("svrg-uniform-weights")),
     BrokenVariant("fedproxvr_sarah/output-index-1-to-tau", "algorithm",
                   "local output index t' drawn from {1..τ} instead of {0..τ} (the anchor w⁽⁰⁾ never returned)",
                   ("dinh.output/sarah",), apply=_with_output("sarah-index-1-to-tau")),
     BrokenVariant("fedproxvr_svrg/output-index-0-to-tau-minus-1", "algorithm",
                   "local output index t' drawn from {0..τ−1} instead of {0..τ}",
-                  ("dinh.output/svrg",), apply=_with_output("svrg-index-0-to-tau-minus-1")),
+                  ("dinh.output/svrg", "dinh.output/svrg-stochastic"),
+                  apply=_with_output("svrg-index-0-to-tau-minus-1")),
+    BrokenVariant("fedproxvr_svrg/output-index-1-to-tau", "algorithm",
+                  "local output index t' drawn from {1..τ} instead of {0..τ} (the anchor w⁽⁰⁾ never returned)",
+                  ("dinh.output/svrg-stochastic", "dinh.output/svrg-noisy"),
+                  apply=_with_output("svrg-index-1-to-tau")),
     BrokenVariant("fedprox_sgd/output-index-1-to-tau", "algorithm",
                   "local output index t' drawn from {1..τ} instead of {0..τ}",
                   ("dinh.output/sgd",), apply=_with_output("sgd-index-1-to-tau")),

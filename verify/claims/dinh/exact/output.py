@@ -16,6 +16,10 @@ off the returned point.  The claims ``dinh.output/*`` check, on an instance with
 
 The local paths are recomputed here from (10) and the instance's exact ∇F_n = A_n w − b_n, independently of
 :mod:`fedrates.solvers.algorithms._fedproxvr`.
+
+``dinh.output/svrg-stochastic`` and ``dinh.output/svrg-noisy`` pin the returned point with the stochastic SVRG
+estimator (:class:`StochasticOutputClaim`): the estimator is unbiased and affine on least squares, so the mean local
+path is the exact-gradient path and E w̄^{(1)} = Σ_n p_n (1/(τ+1)) Σ_t m_n^{(t)}, also when the data are noisy.
 """
 
 from __future__ import annotations
@@ -32,11 +36,11 @@ from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim
 from fedrates.verify.claims.dinh._checks import _DinhClaim, _per_seed, _replicas, _rows, _run_states, _seeds
 from fedrates.verify.claims.dinh.exact.expectations import MeanClaim
-from fedrates.verify.claims.dinh.instances import _ALG_NAME, _EXACT_WHY, UNEQUAL_LS
+from fedrates.verify.claims.dinh.instances import _ALG_NAME, _EXACT_WHY, NOISY_PRESET, UNEQUAL_LS
 
 pd = lazy_import("pandas")
 
-__all__ = ["CLAIMS", "ReturnedPointClaim", "FedAvgMeanClaim"]
+__all__ = ["CLAIMS", "ReturnedPointClaim", "StochasticOutputClaim", "FedAvgMeanClaim"]
 
 _HYPER = {"beta": 4.0, "mu": 2.0, "tau": 5, "batch": 1}
 _DECODE_TOL = 1e-9
@@ -123,6 +127,75 @@ class ReturnedPointClaim(_DinhClaim):
 
 
 @dataclass(frozen=True)
+class StochasticOutputClaim(_DinhClaim):
+    """One round with the stochastic estimator (B = 1): E w̄^{(1)} = Σ_n p_n (1/(τ+1)) Σ_{t=0}^{τ} m_n^{(t)}, where
+    m_n^{(t)} is the exact-gradient local path of (10).  On least squares the estimator is unbiased given the past
+    (SVRG (8b): E_i[∇f_i(w) − ∇f_i(w⁰) + ∇F_n(w⁰)] = ∇F_n(w); SARAH (8a) by induction) and affine in w, and the prox
+    (10) is affine, so E w_n^{(t)} = m_n^{(t)}; t' ~ U{0..τ} is drawn independently of the path.  This holds with
+    noisy data too (sample gradients need not vanish at w*).  The returned point is projected on two fixed directions
+    (the exact mean's and the start's, from w*), Monte Carlo against the closed form, two-sided; the replicas are
+    sized so that the last iterate, the index ranges {1..τ} and {0..τ−1} and the uniform server average each move
+    the mean by several half-widths."""
+
+    replicas: dict = field(default_factory=lambda: {"quick": 1000, "standard": 1000, "full": 1000})
+
+    def points(self, profile: str) -> list[dict]:
+        return [{"problem": self.family, **self.problem_params, **self.hyper, "index": 0,
+                 "replicas": self.replicas[profile]}]
+
+    def _paths(self) -> np.ndarray:
+        """Exact-gradient local paths (N, τ+1, d) from w̄⁰ by (10), independent of the algorithm's code."""
+        problem, consts, _ = self._setup()
+        w0 = self._w0(problem)
+        eta = 1.0 / (self.hyper["beta"] * consts.L)
+        mu, tau = self.hyper["mu"], self.hyper["tau"]
+        paths = np.empty((len(consts.p), tau + 1, problem.dim))
+        for n, (A, b) in enumerate(zip(consts.A, consts.b, strict=True)):
+            w = w0.copy()
+            for t in range(tau + 1):
+                paths[n, t] = w
+                w = (w - eta * (A @ w - b) + eta * mu * w0) / (1 + eta * mu)
+        return paths
+
+    def _directions(self) -> tuple[np.ndarray, np.ndarray]:
+        """(exact mean − w*, the two unit directions of the projection)."""
+        problem, consts, _ = self._setup()
+        mean = consts.p @ self._paths().mean(axis=1) - consts.w_star
+        start = self._w0(problem) - consts.w_star
+        return mean, np.stack([mean / np.linalg.norm(mean), start / np.linalg.norm(start)])
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, consts, ref = self._setup()
+        run, label, rep = _replicas(list(seeds), point)
+        _, X = _run_states(self._alg(), problem, 1, run, self._w0(problem), ref)
+        _, U = self._directions()
+        Y = (X[1] - consts.w_star) @ U.T
+        return _rows(self, point, label, {"proj_mean": Y[:, 0], "proj_start": Y[:, 1]}, problem.dim, rnd=1,
+                     replica=rep)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, consts, ref = self._setup()
+        mean, U = self._directions()
+        expected = U @ mean
+        y = np.stack([_per_seed(records, "proj_mean"), _per_seed(records, "proj_start")], axis=1)
+        res = checks.exact_expectation(y, expected)
+        if res.verdict == "fail":
+            res.message = (f"the mean of the returned point differs from Σ_n (D_n/D) E w_n^(t'), t' ~ U{{0..τ}}: "
+                           f"{res.message}")
+        # what the claim resolves: the shift of the projected mean under the wrong output rules, in half-widths
+        paths = self._paths()
+        wrong = {"last": consts.p @ paths[:, -1], "1..τ": consts.p @ paths[:, 1:].mean(axis=1),
+                 "0..τ−1": consts.p @ paths[:, :-1].mean(axis=1),
+                 "uniform": paths.mean(axis=1).mean(axis=0)}
+        half = np.asarray((res.details or {}).get("half_width", [np.nan, np.nan]), dtype=float)
+        shifts = {k: float(np.max(np.abs(U @ (v - consts.w_star) - expected) / half)) for k, v in wrong.items()}
+        constants = {"L": consts.L, **self.hyper, **{f"p_{n}": float(x) for n, x in enumerate(consts.p)}}
+        return self.verdict(res, conditions=[], seeds=_seeds(records), constants=constants, statement=self.title,
+                            reference_gap=ref.gap, smallest_measured=float(np.min(np.abs(expected))),
+                            extra={"wrong_rule_shift_in_half_widths": shifts})
+
+
+@dataclass(frozen=True)
 class FedAvgMeanClaim(MeanClaim):
     """FedAvg (the paper's baseline, :mod:`fedrates.solvers.algorithms.fedproxvr_fedavg`): E⟨w̄^{(s)} − w*, m_s⟩ =
     ‖m_s‖² with the exact mean m_s = Σ_n p_n (I − ηA_n)^τ m_{s−1} (last local iterate, D_n/D average), s = 1..3."""
@@ -156,7 +229,30 @@ _RETURNED_POINT: tuple[Claim, ...] = tuple(
     for est, label in (("sarah", "FedProxVR-SARAH"), ("svrg", "FedProxVR-SVRG"), ("sgd", "FedProx-SGD")))
 
 
-CLAIMS: tuple[Claim, ...] = _RETURNED_POINT + (
+_STOCHASTIC_WHY = ("Monte-Carlo mean of the returned point (two projections) against the closed form Σ_n (D_n/D) "
+                   "(1/(τ+1)) Σ_t m_n^(t), two-sided at 99.9% family-wise confidence")
+_STOCHASTIC_OUTPUT: tuple[Claim, ...] = (
+    StochasticOutputClaim(id="dinh.output/svrg-stochastic", theorem="dinh.alg1", algorithm="fedproxvr_svrg",
+                          problem="dinh_ls",
+                          title="FedProxVR-SVRG, stochastic estimator: E w̄^(1) = Σ_n (D_n/D) E w_n^(t'), t' ~ U{0..τ}",
+                          regime=_REGIME.replace("exact gradients", "stochastic SVRG estimator (B = 1)").replace(
+                              ": the local paths are deterministic and the returned point decodes into the local "
+                              "output indices", ""),
+                          why=_STOCHASTIC_WHY, metric="proj", x="direction", problem_params=dict(UNEQUAL_LS),
+                          hyper=dict(_HYPER), n_seeds={"quick": 4, "standard": 6, "full": 10}),
+    StochasticOutputClaim(id="dinh.output/svrg-noisy", theorem="dinh.alg1", algorithm="fedproxvr_svrg",
+                          problem="dinh_ls",
+                          title="FedProxVR-SVRG on noisy data (the dinh-noisy preset, (5) fails): the returned point's "
+                                "mean is Σ_n (D_n/D) E w_n^(t'), t' ~ U{0..τ}",
+                          regime="The dinh-noisy preset (N = 4, D_n = 16, d = 4, label noise 0.5: sample gradients do "
+                                 "not vanish at w*, σ̄² = ∞); one round, stochastic SVRG estimator (B = 1), β = 4, "
+                                 "μ = 2, τ = 5.",
+                          why=_STOCHASTIC_WHY, metric="proj", x="direction", problem_params=dict(NOISY_PRESET),
+                          hyper=dict(_HYPER), n_seeds={"quick": 4, "standard": 6, "full": 10}),
+)
+
+
+CLAIMS: tuple[Claim, ...] = _RETURNED_POINT + _STOCHASTIC_OUTPUT + (
     FedAvgMeanClaim(id="dinh.baseline/fedavg-mean", theorem="dinh.sec5", algorithm="fedavg_sgd", problem="dinh_ls",
                     title="FedAvg baseline (μ = 0, τ SGD steps, last iterate): E[w̄^(s)] equals its exact mean",
                     regime="Realisable least squares with unequal sizes D_n = (8, 4, 2) (N = 3, d = 2, p = (4, 2, "

@@ -28,6 +28,10 @@ moments, limits and the returned point in :mod:`fedrates.verify.claims.dinh.exac
 * ``dinh.thm1*/sarah-nc``, ``dinh.thm1*/svrg``: (86) and Theorem 1 on the non-convex instance and with SVRG
   (Theorem 1 there is ``informational``: its conditions force τ ≈ 800 or Θμ ≤ 0.07);
 * ``dinh.thm1.eq86/adversarial-argmax*``: (86) at μ = argmax Θ, where Θ's L/μ̃ terms weigh most;
+* ``dinh.rem2/theta-threshold``, ``dinh.rem2/mu-threshold``: Remarks 2(1) and 2(3) — Θ's thresholds in θ and μ at
+  certified constants against their closed forms (:mod:`.remarks`);
+* ``dinh.ass5/realisable-quadratic``: assumption (5) with its exact σ_n on the realisable-quadratic preset (shared
+  minimiser; no finite σ_n without it);
 
 Readings of the paper followed: the random local
 output is the proof's (52) (Alg. 1 line 10 misprints w^{(τ)}), θ is read in the second-moment form (11′) that the
@@ -35,8 +39,8 @@ proof of Lemma 1 delivers and Lemma 3 uses.
 """
 
 from fedrates.verify.claims.base import Claim
-from fedrates.verify.claims.dinh.theorems import lemmas, rates
+from fedrates.verify.claims.dinh.theorems import lemmas, rates, remarks
 
 __all__ = ["CLAIMS"]
 
-CLAIMS: tuple[Claim, ...] = lemmas.CLAIMS + rates.CLAIMS
+CLAIMS: tuple[Claim, ...] = lemmas.CLAIMS + rates.CLAIMS + remarks.CLAIMS
