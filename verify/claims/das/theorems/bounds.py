@@ -129,12 +129,17 @@ class MixtureBound(_DasClaim):
         rhs = np.array(
             [thm.evaluate({**base, **{k: max(float(v[s]), tiny) for k, v in extra.items()}}) for s in range(len(seeds))]
         )
+        # the heterogeneity term B (the H_clip / H_norm term): its share of the right-hand side
+        hkey = "H_clip" if self.kind == "clip" else "H_norm"
+        rhs0 = np.array([thm.evaluate({**base, **{k: (tiny if k == hkey else max(float(v[s]), tiny))
+                                                  for k, v in extra.items()}}) for s in range(len(seeds))])
         return _records(
             self,
             point["index"],
             point,
             list(seeds),
-            {self.metric: lhs[:, None], "rhs": rhs[:, None], "clipped_fraction": (~unc).mean(axis=(1, 2))[:, None]},
+            {self.metric: lhs[:, None], "rhs": rhs[:, None], "clipped_fraction": (~unc).mean(axis=(1, 2))[:, None],
+             "b_share": ((rhs - rhs0) / rhs)[:, None]},
         )
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
@@ -174,6 +179,9 @@ class MixtureBound(_DasClaim):
             lhs = _table(records, self.metric, j).to_numpy().reshape(-1)
             rhs = _table(records, "rhs", j).to_numpy().reshape(-1)
             frac = float(_table(records, "clipped_fraction", j).to_numpy().mean())
+            has_b = bool((records["metric"] == "b_share").any())
+            bshare = f", heterogeneity term B {_table(records, 'b_share', j).to_numpy().mean():.1%} of RHS" if has_b \
+                else ""
             v, mean, half = one_sided_nonpositive(lhs - rhs)
             verdicts.append(v)
             ratios.append(float(lhs.mean() / rhs.mean()))
@@ -182,7 +190,7 @@ class MixtureBound(_DasClaim):
                 f"point {j} (eta={pl['eta']:.4g}, K={pl['K']}, E={pl['E']}, C={pl['C']}, "
                 f"sigma={pl['sigma']:.4g}, rho={pl['rho']:.4g}): mean LHS {lhs.mean():.4g} vs mean RHS "
                 f"{rhs.mean():.4g}, mean(LHS-RHS) {mean:.4g} ± {half:.3g} (99% one-sided t), clipped "
-                f"fraction {frac:.2f}: {v}"
+                f"fraction {frac:.2f}{bshare}: {v}"
             )
         if any(c["holds"] is False for c in conds):
             return self.conditions_not_met(conds, seeds, {"L": inst.L}, self.title)
