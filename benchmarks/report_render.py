@@ -8,14 +8,18 @@ Two measurements, each the best of ``--repeat`` (default 3) in this one process,
     sweep and the rerun changes those claims' results: the full folder then has to merge, and redraw the reports
     with only the changed claims' figures drawn (the others come from its figure cache). An untimed rerun first
     fills the copy's figure cache, as the run that made the folder would have. Target: full / new ≤ 1.2.
-(b) **judging + report of every claim of the run from its stored records**: ``judge_all`` and ``annotate`` on the
-    records read from ``records.parquet``, then the PDF and HTML reports, with the figures drawn by ``--jobs``
-    worker processes into an empty figure cache ("cold"), and again with the figures of the cold pass in the cache
-    ("warm", what a report of a folder whose claims did not change costs). Target: cold ≤ 10 s on 2 idle cores.
+(b) **judging + report of every claim of the run from its stored records**, as ``verify`` does after its sweep:
+    the claims judged and annotated in ``--jobs`` worker processes, which also draw the figures of the claims
+    without a paper figure (``judge_claims``), the paper figures drawn by the workers next (``draw_missing``), then
+    the PDF (fonts subset once for the whole document) and HTML reports put together in this process. Into an
+    empty figure cache ("cold"), and again with the figures of the cold pass in the cache ("warm", what a report of
+    a folder whose claims did not change costs). Target: cold ≤ 10 s on 2 idle cores.
 
-Prints each time, the split of (b) into judging / drawing / PDF / HTML, whether each target is met, and the load
-average before and after (times on a loaded machine are longer and noisy: compare the ratio, not the seconds).
-Usage: ``python benchmarks/report_render.py --run DIR [--rerun PATTERN] [--jobs 2] [--repeat 3]``; without
+With ``--baseline``, (b) is also run the way it was before (judging in this process, each claim page with font
+subsets of its own), cold, in the same process. Prints each time, the split of (b) into judging / drawing / PDF /
+HTML, whether each target is met, and the load average before and after (times on a loaded machine are longer and
+noisy: compare the ratio, not the seconds).
+Usage: ``python benchmarks/report_render.py --run DIR [--rerun PATTERN] [--jobs 2] [--repeat 3] [--baseline]``; without
 ``--run`` it first writes one (``--only``, default ``bao.*``, quick profile).
 """
 
@@ -63,25 +67,46 @@ def rerun_ratio(run: Path, rerun: list[Any], jobs: int, repeat: int, root: Path)
     return min(into_full), min(into_new)
 
 
-def judge_and_report(run: Path, dest: Path, cache: Path, jobs: int) -> dict[str, float]:
-    """(b): judge every claim of ``run`` from its stored records and write both reports; seconds per stage."""
+def judge_and_report(run: Path, dest: Path, cache: Path, jobs: int, baseline: bool = False) -> dict[str, float]:
+    """(b): judge every claim of ``run`` from its stored records and write both reports; seconds per stage. With
+    ``baseline``, as before judging moved to the workers: the claims judged in this process, the figures drawn by
+    the workers afterwards, each claim's PDF pages with font subsets of their own."""
+    import contextlib
+
+    from fedrates.reports import pdf_fonts
+
+    deferred = pdf_fonts.deferred_subsets
+    if baseline:
+        pdf_fonts.deferred_subsets = lambda: contextlib.nullcontext(False)
+    try:
+        return _judge_and_report(run, dest, cache, jobs, baseline)
+    finally:
+        pdf_fonts.deferred_subsets = deferred
+
+
+def _judge_and_report(run: Path, dest: Path, cache: Path, jobs: int, baseline: bool) -> dict[str, float]:
     from fedrates.reports.drawing import draw_missing
     from fedrates.reports.html import render_html
     from fedrates.reports.pdf import render_pdf
     from fedrates.verify import claims as registry
     from fedrates.verify import records as rec
-    from fedrates.verify.pipeline import annotate, collect_errata, judge_all
+    from fedrates.verify.pipeline import annotate, collect_errata, judge_all, judge_claims
 
     stored = json.loads((run / "verdicts.json").read_text())
     known = set(registry.ids())
     claims = [registry.get(str(v["claim"])) for v in stored if str(v["claim"]) in known]
     profile = str(stored[0].get("profile", "quick")) if stored else "quick"
     times: dict[str, float] = {}
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     records, provenance = rec.read_records(run / "records.parquet")
     by_claim = {str(k): df for k, df in records.groupby("claim", sort=False)}
-    verdicts = judge_all(claims, by_claim, {}, profile)
-    annotate(verdicts, by_claim, profile=profile, base_seed=0, timestamp="2000-01-01T00:00:00+00:00")
+    stamp = "2000-01-01T00:00:00+00:00"
+    if baseline:
+        verdicts = judge_all(claims, by_claim, {}, profile)
+        annotate(verdicts, by_claim, profile=profile, base_seed=0, timestamp=stamp)
+    else:
+        verdicts = judge_claims(claims, by_claim, {}, profile, base_seed=0, timestamp=stamp, jobs=jobs,
+                                figures=(cache, True))
     errata = collect_errata(claims)
     times["judge"] = time.perf_counter() - start
     mark = time.perf_counter()
@@ -95,13 +120,15 @@ def judge_and_report(run: Path, dest: Path, cache: Path, jobs: int) -> dict[str,
     render_html(records, verdicts, provenance, errata, dest / "report.html", shared=shared, cache=cache)
     times["html"] = time.perf_counter() - mark
     times["total"] = time.perf_counter() - start
+    times["cpu"] = time.process_time() - cpu  # of this (the main) process: what the workers cannot take over
     times["claims"] = len(claims)
     return times
 
 
 def _split(t: dict[str, float]) -> str:
-    return (f"{t['total']:7.2f} s ({int(t['claims'])} claims: judging {t['judge']:.2f}, drawing {t['draw']:.2f}, "
-            f"PDF {t['pdf']:.2f}, HTML {t['html']:.2f})")
+    return (f"{t['total']:7.2f} s ({int(t['claims'])} claims: judging and drawing {t['judge']:.2f}, "
+            f"paper figures {t['draw']:.2f}, "
+            f"PDF {t['pdf']:.2f}, HTML {t['html']:.2f}; main-process CPU {t['cpu']:.2f} s)")
 
 
 def main() -> None:
@@ -111,6 +138,8 @@ def main() -> None:
     parser.add_argument("--rerun", help="claims rerun in (a) (default: the run's first 4)")
     parser.add_argument("--jobs", type=int, default=2, help="workers (sweep and figures; default %(default)s)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--baseline", action="store_true",
+                        help="(b) also as before: judging in this process, font subsets per claim page")
     args = parser.parse_args()
     os.environ.setdefault("MPLBACKEND", "Agg")
     from fedrates.verify import claims as registry
@@ -142,6 +171,11 @@ def main() -> None:
             warm.append(judge_and_report(run, root / "b" / f"warm-{r}", cache, args.jobs))
             print(f"  repetition {r + 1}: cold {_split(cold[-1])}")
             print(f"                warm {_split(warm[-1])}")
+        if args.baseline:
+            base = [judge_and_report(run, root / "b" / f"base-{r}", root / "b" / f"base-figures-{r}", args.jobs,
+                                     baseline=True) for r in range(args.repeat)]
+            best_base = min(base, key=lambda t: t["total"])
+            print(f"    baseline cold (judged here, fonts per claim): {_split(best_base)}")
         best_cold = min(cold, key=lambda t: t["total"])
         best_warm = min(warm, key=lambda t: t["total"])
         print(f"    best cold (every figure drawn): {_split(best_cold)} "

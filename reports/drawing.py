@@ -22,7 +22,7 @@ import pandas as pd
 
 from fedrates.reports import html, paper_figures, pdf
 
-__all__ = ["draw_missing", "missing"]
+__all__ = ["draw_missing", "draw_claim", "missing"]
 
 #: ``(kind, rows, paper rows, verdict, digests)``: what one worker task draws (see :func:`missing`)
 Task = tuple[str, pd.DataFrame, pd.DataFrame, Mapping[str, Any], tuple[str, ...]]
@@ -34,23 +34,43 @@ def missing(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], cache:
     ``pages`` (PDF pages and their SVG, when a PDF is written; digests: the pages') or ``html`` (the HTML report's
     own figures; digests: the claim figure's, the paper figure's). The digests are computed here, once: workers
     store what they draw under them, whatever they would compute themselves."""
-    tasks: list[Task] = []
-    for rows, paper, verdict in pdf.claim_inputs(records, verdicts):
-        if with_pdf:
-            digest = pdf.page_digest(rows, paper, verdict)
-            if not (cache / f"{digest}.page.json").is_file():
-                tasks.append(("pages", rows, paper, verdict, (digest,)))
-            continue
-        if rows.empty:
-            continue
-        claim_digest = html.figure_digest(rows, verdict) if verdict.get("x") else ""
-        paper_digest = (html.figure_digest(rows, verdict, "paper")
-                        if str(verdict.get("claim", "")) in paper_figures.PAPER_FIGURES else "")
-        wanted = [cache / f"{claim_digest}.svg"] if claim_digest else []
-        wanted += [cache / f"{paper_digest}.paper.svg"] if paper_digest else []
-        if any(not p.is_file() and not p.with_suffix(".unavailable").is_file() for p in wanted):
-            tasks.append(("html", rows, paper, verdict, (claim_digest, paper_digest)))
-    return tasks
+    tasks = [_task(rows, paper, verdict, cache, with_pdf)
+             for rows, paper, verdict in pdf.claim_inputs(records, verdicts)]
+    return [t for t in tasks if t is not None]
+
+
+def _task(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any], cache: Path,
+          with_pdf: bool) -> Task | None:
+    """What :func:`missing` lists for one claim (None when its figures are cached)."""
+    if with_pdf:
+        digest = pdf.page_digest(rows, paper, verdict)
+        return None if (cache / f"{digest}.page.json").is_file() else ("pages", rows, paper, verdict, (digest,))
+    if rows.empty:
+        return None
+    claim_digest = html.figure_digest(rows, verdict) if verdict.get("x") else ""
+    paper_digest = (html.figure_digest(rows, verdict, "paper")
+                    if str(verdict.get("claim", "")) in paper_figures.PAPER_FIGURES else "")
+    wanted = [cache / f"{claim_digest}.svg"] if claim_digest else []
+    wanted += [cache / f"{paper_digest}.paper.svg"] if paper_digest else []
+    if any(not p.is_file() and not p.with_suffix(".unavailable").is_file() for p in wanted):
+        return ("html", rows, paper, verdict, (claim_digest, paper_digest))
+    return None
+
+
+def draw_claim(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path, *, with_pdf: bool) -> bool:
+    """Draw into ``cache`` the figures of one claim that has no paper figure (whose pages depend on its own records
+    and verdict only), when they are not there yet — what a worker that just judged the claim does, so that the
+    reports find them drawn; True when something was drawn. A claim with a paper figure is left to
+    :func:`draw_missing` (its pages draw from the records of the other claims of its paper)."""
+    claim = str(verdict.get("claim", ""))
+    if claim in paper_figures.PAPER_FIGURES:
+        return False
+    rows = rows if "claim" not in rows.columns or (rows["claim"] == claim).all() else rows[rows["claim"] == claim]
+    task = _task(rows, rows.iloc[0:0], verdict, cache, with_pdf)
+    if task is None:
+        return False
+    _draw(*task, str(cache))
+    return True
 
 
 def _draw(kind: str, rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any], digests: tuple[str, ...],

@@ -349,9 +349,11 @@ def looks_like_prose(text: str) -> bool:
     return len(re.findall(r"(?<![A-Za-z])[A-Za-z]{4,}(?![A-Za-z])", bare)) >= 6
 
 
+@functools.lru_cache(maxsize=1024)
 def math_from_latex(latex: str, display: bool = True) -> Markup | None:
     """MathML of a LaTeX formula (``latex2mathml``), or None when it cannot be converted (the package is missing,
-    the LaTeX is outside what it parses, or the output holds anything but MathML)."""
+    the LaTeX is outside what it parses, or the output holds anything but MathML). Remembered per formula: claims
+    of one statement share it."""
     if not latex or not latex.strip() or looks_like_prose(latex):
         return None
     try:
@@ -374,9 +376,7 @@ def math_from_theorem(theorem_id: str) -> Markup | None:
         from fedrates.bounds import catalog
 
         theorem = catalog.get(theorem_id)
-        from sympy.printing.mathml import mathml
-
-        rhs = mathml(theorem.rhs, printer="presentation")
+        rhs = _presentation_mathml(theorem.rhs)
     except Exception:  # noqa: BLE001 - not catalogued, or no sympy right-hand side
         return None
     lhs = html_escape(str(getattr(theorem, "lhs", "") or "").replace("_", " "))
@@ -384,6 +384,14 @@ def math_from_theorem(theorem_id: str) -> Markup | None:
     out = (f'<math display="block"><mrow><mtext>{lhs}</mtext><mo>{relation}</mo>{rhs}</mrow></math>'
            if lhs else f'<math display="block">{rhs}</math>')
     return None if _MATH_UNSAFE.search(out) else Markup(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _presentation_mathml(expression: Any) -> str:
+    """sympy's presentation MathML of an expression, remembered (several claims test one theorem)."""
+    from sympy.printing.mathml import mathml
+
+    return mathml(expression, printer="presentation")
 
 
 _LOCAL_PATH = re.compile(r"""(?:/(?:home|root|Users|work|tmp|opt|usr|var|private)/|[A-Za-z]:\\)[^\s"',;]*""")

@@ -37,7 +37,7 @@ import pandas as pd
 from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
 
-from fedrates.reports import figures, paper_figures
+from fedrates.reports import figures, paper_figures, pdf_fonts
 from fedrates.reports.html import (
     VERDICTS,
     _fmt,
@@ -298,7 +298,8 @@ def _code_digest() -> bytes:
     import fedrates.verify.plotdata
 
     h = hashlib.sha256(matplotlib.__version__.encode())
-    for module in (sys.modules[__name__], figures, paper_figures, fedrates.reports.html, fedrates.verify.plotdata):
+    for module in (sys.modules[__name__], figures, paper_figures, pdf_fonts, fedrates.reports.html,
+                   fedrates.verify.plotdata):
         h.update(Path(module.__file__).read_bytes())
     return h.digest()
 
@@ -329,7 +330,7 @@ def draw_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, An
     verdict = stored_form(verdict)[1]  # as verdicts.json holds it: the same pages, just judged or read back
     buf = io.BytesIO()
     entry: dict[str, Any] = {"svg": None, "note": "", "paper_svg": None, "paper_note": ""}
-    with matplotlib.rc_context(_STYLE):
+    with matplotlib.rc_context(_STYLE), pdf_fonts.deferred_subsets():  # fonts subset once, for the whole report
         with PdfPages(buf, metadata={"CreationDate": None}) as pdf:
             fig, ax, entry["note"] = _claim_page(rows, verdict)
             pdf.savefig(fig)
@@ -414,7 +415,7 @@ def render_pdf(
     try:
         outline: list[tuple[str, int, int]] = []
         front = io.BytesIO()
-        with matplotlib.rc_context(_STYLE):
+        with matplotlib.rc_context(_STYLE), pdf_fonts.deferred_subsets():
             with PdfPages(front, metadata={"CreationDate": None}) as pdf:
                 def section(lines: list[tuple[str, dict]], heading: str, marks: list[tuple[str, int]]) -> None:
                     start = pdf.get_pagecount()
@@ -446,6 +447,7 @@ def render_pdf(
                                                                                 "paper_note")}
         writer.add_metadata({"/Title": _plain(title), "/Creator": f"fedrates, matplotlib {matplotlib.__version__}"})
         _add_outline(writer, outline)
+        pdf_fonts.embed_shared_subsets(writer)  # one subset per font file for every page
         with open(tmp, "wb") as fh:
             writer.write(fh)
         os.chmod(tmp, _umask_mode())

@@ -438,3 +438,39 @@ def floyd_rows(U, n, offsets, out, start):  # pragma: no cover - compiled
                             t = j
                             break
                     o[i] = off + t
+
+
+@njit(cache=True, nogil=True)
+def structured_local_average(lam, ctil, clients, weights, xt, steps, step, mu_prox,  # pragma: no cover - compiled
+                             out):
+    """out[r] += Σ_j weights[r, j] z_E of the shared-basis quadratics, coordinatewise in the basis:
+    z_E = a + ρ^E(x̃ − a), a = (λc̃ + μ_p x̃)/(λ + μ_p), ρ = 1 − η(λ + μ_p), client k =
+    clients[r, j] (:func:`fedrates.solvers.problems.structured_quadratic.local_average`)."""
+    R, m = clients.shape
+    d = lam.shape[1]
+    a = np.empty(d)
+    base = np.empty(d)
+    power = np.empty(d)
+    for r in range(R):
+        x0 = xt[r]
+        for j in range(m):
+            k = clients[r, j]
+            p = weights[r, j]
+            lk = lam[k]
+            ck = ctil[k]
+            # contiguous loops over coordinates (vectorised): fixed point a, factor ρ = 1 − η(λ + μ_p)
+            if mu_prox == 0.0:  # FedAvg: a = c̃ (no division)
+                for i in range(d):
+                    a[i] = ck[i]
+                    base[i] = 1.0 - step * lk[i]
+                    power[i] = 1.0
+            else:
+                for i in range(d):
+                    a[i] = (lk[i] * ck[i] + mu_prox * x0[i]) / (lk[i] + mu_prox)
+                    base[i] = 1.0 - step * (lk[i] + mu_prox)
+                    power[i] = 1.0
+            for _ in range(steps):  # ρ^E
+                for i in range(d):
+                    power[i] *= base[i]
+            for i in range(d):
+                out[r, i] += p * (a[i] + power[i] * (x0[i] - a[i]))

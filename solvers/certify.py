@@ -40,8 +40,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["CertifiedConstant", "REL", "check_certified", "for_constants", "for_dinh", "for_separation",
-           "for_buttaci", "for_das", "lambda_max_upper", "lambda_min_lower", "abs_eig_upper", "trs_dual_upper",
-           "to_dict", "from_dict"]
+           "for_buttaci", "for_das", "for_structured", "lambda_max_upper", "lambda_min_lower", "abs_eig_upper",
+           "trs_dual_upper", "to_dict", "from_dict"]
 
 #: relative agreement required between the value, its witness and (when exact) its upper side
 REL = 1e-9
@@ -1154,3 +1154,11 @@ def cached_certificates(problem: Any, const: Any, kind: str = "constants",
         return for_dinh(problem, const) if kind == "dinh" else for_constants(problem, const)
 
     return _cached(problem, kind, const, compute, use_disk)
+
+
+def for_structured(problem: Any, values: Mapping[str, float] | None = None) -> dict[str, CertifiedConstant]:
+    """Certificates of the shared-basis quadratics (L, μ, L_F, μ_F, ζ*², Γ):
+    :func:`fedrates.solvers.certify_structured.for_structured`."""
+    from fedrates.solvers.certify_structured import for_structured as certify_structured
+
+    return certify_structured(problem, values)

@@ -30,7 +30,7 @@ algorithms that declare they never read ``RoundContext.client_rngs``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +38,7 @@ import numpy as np
 from fedrates.solvers import kernels
 from fedrates.solvers.problems.base import Problem
 from fedrates.solvers.problems.datafits import DenseQuadratic, GaussianPopulation, SampleLeastSquares
+from fedrates.solvers.problems.structured_quadratic import StructuredQuadratic
 
 __all__ = ["Streams", "make_streams", "minibatch_gradients", "exact_gradients", "GradientOracle"]
 
@@ -56,14 +57,53 @@ class Streams:
     """The random streams of one run: one for the server, one per client."""
 
     server: np.random.Generator
-    clients: list[np.random.Generator]
+    clients: Sequence[np.random.Generator]
+
+
+class ClientStreams(Sequence):
+    """The clients' generators of one seed, built on first access: item k is
+    ``default_rng(SeedSequence(seed).spawn(K + 1)[1 + k])`` (the same child,
+    ``SeedSequence(seed, spawn_key=(1 + k,))``), so a run whose gradients draw nothing (exact gradients, σ = 0)
+    never builds the K generators of 10⁵ clients."""
+
+    def __init__(self, seed: int, clients: int) -> None:
+        self._seed, self._count = int(seed), int(clients)
+        self._built: dict[int, np.random.Generator] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    def _one(self, k: int) -> np.random.Generator:
+        g = self._built.get(k)
+        if g is None:
+            g = self._built[k] = np.random.default_rng(np.random.SeedSequence(self._seed, spawn_key=(1 + k,)))
+        return g
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN204 - Sequence protocol
+        if isinstance(index, slice):
+            return [self._one(k) for k in range(*index.indices(self._count))]
+        k = int(index)
+        if k < 0:
+            k += self._count
+        if not 0 <= k < self._count:
+            raise IndexError(f"client {index} out of range 0..{self._count - 1}")
+        return self._one(k)
+
+    def __iter__(self) -> Iterator[np.random.Generator]:
+        return (self._one(k) for k in range(self._count))
 
 
 def make_streams(seed: int, clients: int) -> Streams:
-    """Streams derived from ``seed``: ``SeedSequence(seed).spawn(clients + 1)`` (server first)."""
-    children = np.random.SeedSequence(int(seed)).spawn(clients + 1)
-    gens = [np.random.default_rng(c) for c in children]
-    return Streams(server=gens[0], clients=gens[1:])
+    """Streams derived from ``seed``: ``SeedSequence(seed).spawn(clients + 1)`` (server first; the clients'
+    generators built on first use, :class:`ClientStreams`)."""
+    server = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(0,)))
+    return Streams(server=server, clients=ClientStreams(seed, clients))
+
+
+def _distinct(client_rngs: Sequence[Sequence[np.random.Generator]]) -> bool:
+    """No generator appears twice among the replicas' client streams."""
+    gens = [g for row in client_rngs for g in row]
+    return len({id(g) for g in gens}) == len(gens)
 
 
 def _unit_shape(problem: Problem, batch: int, replace: bool) -> tuple[int, ...] | None:
@@ -106,6 +146,8 @@ def _check_batch(problem: Problem, batch: int, replace: bool) -> None:
 def exact_gradients(problem: Problem, Wf: np.ndarray, clients: np.ndarray) -> np.ndarray:
     """∇f_k at per-(replica, client) points: Wf (R, m, d), clients (R, m) -> (R, m, d) (flattened model)."""
     fit = problem.datafit
+    if isinstance(fit, StructuredQuadratic):  # O(m·d) in the shared basis: no (m, d, d) Hessians
+        return fit.pair_gradients(Wf, clients)
     if isinstance(fit, GaussianPopulation):
         U = Wf - fit.truth
         means = fit.means[clients]
@@ -372,10 +414,9 @@ class GradientOracle:
         self._replay_pos = 0
         self._ahead = None
         self._rounds_ahead = 1
-        gens = [g for row in client_rngs for g in row]
         if (prefetch and self.unit is not None and problem.sampling == "empirical"
                 and all(len(row) == problem.clients for row in client_rngs)
-                and len({id(g) for g in gens}) == len(gens)):  # a generator shared by two pairs: no prefetch
+                and _distinct(client_rngs)):  # a generator shared by two pairs: no prefetch
             self._ahead = _Ahead(problem, client_rngs, self.batch, self.replace)
 
     @property
@@ -466,6 +507,13 @@ class GradientOracle:
                 and self._clients is not None and self._replay is None
                 and _sample_gradients is _PRISTINE[0] and _empirical_gradients is _PRISTINE[1])
 
+    def deterministic_pristine(self) -> bool:
+        """True when every gradient this oracle returns is the exact ∇f_k (exact oracle, or ``gaussian`` sampling with
+        σ = 0: nothing is drawn) and the gradient functions of this module are unchanged, so that a round may be
+        computed in closed form by the problem's own structured routine."""
+        return ((self.exact or self.unit is None) and self._replay is None
+                and exact_gradients is _PRISTINE_EXACT and _sample_gradients is _PRISTINE[0])
+
     def take_rows(self, steps: int) -> np.ndarray:
         """Rows of the stacked (K·n, d) sample matrix for the next ``steps`` local steps of the round's participants,
         (steps, R, m, B), counted as ``steps`` oracle calls: exactly the draws that ``steps`` calls would use."""
@@ -499,5 +547,6 @@ class GradientOracle:
 
 #: the gradient functions as defined here (see :meth:`GradientOracle.fusable`)
 _PRISTINE = (_sample_gradients, _empirical_gradients)
+_PRISTINE_EXACT = exact_gradients
 #: the index function as defined here (a replaced one is honoured by the draws made ahead)
 _PRISTINE_INDICES = _indices

@@ -156,6 +156,33 @@ def connect(scheduler: str, timeout: float = CONNECT_TIMEOUT) -> Any:
                          f"'dask scheduler', e.g. tcp://host:8786") from None
 
 
+def _ended_here(outer: Future, inner: Future) -> None:
+    """``outer`` ended: a cancelled one wakes ``concurrent.futures.wait`` (which only a notified cancellation does,
+    and no executor runs ``outer`` to notify it), and the cluster's task is dropped if it is still pending."""
+    if outer.cancelled():
+        try:
+            outer.set_running_or_notify_cancel()
+        except RuntimeError:  # notified already
+            pass
+    if not inner.done():
+        inner.cancel()
+
+
+def _mirror(inner: Future, outer: Future) -> None:
+    """Copy the outcome of ``inner`` to ``outer`` unless ``outer`` already ended (failed by the watch, or cancelled)."""
+    import concurrent.futures
+
+    try:
+        if inner.cancelled():
+            outer.cancel()
+        elif inner.exception() is not None:
+            outer.set_exception(inner.exception())
+        else:
+            outer.set_result(inner.result())
+    except concurrent.futures.InvalidStateError:
+        pass
+
+
 class _Watched(_Capped):
     """A Dask executor whose cluster is watched: when the scheduler is gone or no worker is left for
     :func:`worker_wait` seconds, the unfinished tasks fail with that reason (the sweep keeps what finished) and
@@ -176,10 +203,15 @@ class _Watched(_Capped):
         self._thread.start()
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
-        future = super().submit(fn, *args, **kwargs)
+        """A future owned here, mirroring the cluster's: the watch may fail it without touching the future that
+        ``distributed`` completes later (which would make distributed log 'Future in unexpected state')."""
+        inner = super().submit(fn, *args, **kwargs)
+        outer: Future = Future()
+        outer.add_done_callback(lambda f: _ended_here(f, inner))
+        inner.add_done_callback(lambda f: _mirror(f, outer))
         with self._lock:
-            self._futures.append(future)
-        return future
+            self._futures.append(outer)
+        return outer
 
     def _problem(self) -> str | None:
         status = getattr(self._client, "status", "running")
@@ -214,6 +246,30 @@ class _Watched(_Capped):
                     pass
             return
 
+    def settle(self, grace: float = 5.0) -> None:
+        """At the end of the sweep: when a task ended without a result (Dask cancels every pending task the moment
+        its scheduler connection breaks) while the cluster is in trouble, that is the cluster's failure at once,
+        however short the trouble has lasted; tasks the sweep itself cancelled on a healthy cluster are not."""
+        import time
+
+        self._stop.set()
+        if self.failure is not None:
+            return
+        with self._lock:
+            lost = any(f.cancelled() or f.exception() is not None for f in self._futures if f.done())
+        if not lost:
+            return
+        deadline = time.monotonic() + grace
+        while True:  # the client notices a broken connection within moments; look again until the grace ends
+            problem = self._problem()
+            if problem is not None:
+                self.failure = (f"{problem}; the unfinished points were not run (finished points are cached: rerun "
+                                f"when the cluster is back)")
+                return
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(0.2)
+
     def close(self) -> None:
         self._stop.set()
 
@@ -229,6 +285,7 @@ def dask(scheduler: str | None = None) -> Callable[[int], contextlib.AbstractCon
         distributed = _require_distributed()
         wait = worker_wait()
         with contextlib.ExitStack() as stack:
+            stack.enter_context(_quiet_distributed())
             if client is not None:
                 stack.callback(_quietly, client.close)
                 try:
@@ -246,11 +303,29 @@ def dask(scheduler: str | None = None) -> Callable[[int], contextlib.AbstractCon
             try:
                 yield pool
             finally:
-                pool.close()
+                pool.settle()
             if pool.failure:
                 raise InputError(pool.failure)
 
     return factory
+
+
+@contextlib.contextmanager
+def _quiet_distributed() -> Iterator[None]:
+    """Silence ``distributed``'s loggers in this process while the sweep runs: a lost scheduler makes its client log
+    tracebacks on every reconnection attempt, and the run already ends with one line that says what happened."""
+    import logging
+
+    names = [name for name in list(logging.root.manager.loggerDict) if name.split(".")[0] == "distributed"]
+    loggers = [logging.getLogger(name) for name in ["distributed", *names]]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def _quietly(close: Callable[[], Any]) -> None:

@@ -8,6 +8,10 @@ this run replace their own earlier verdicts and records (matched by claim id) an
 report always shows every claim verified in that directory, each with the profile, base seed and date of the run
 that produced it (``merge=False`` writes only this run's claims). Each verdict also carries the figure description
 of :mod:`fedrates.verify.plotdata` (``plot``) and the broken variants that name the claim (``variants``).
+
+After the sweep, with ``jobs`` > 1, the claims are judged and annotated in worker processes (:func:`judge_claims`),
+which also draw each claim's figures into the run directory's figure cache; the main process merges the verdicts
+with earlier ones, writes the files and puts the reports together from the cache.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ from fedrates.verify import records as rec
 from fedrates.verify.claims.base import Claim
 from fedrates.verify.sweep import run_claims
 
-__all__ = ["verify_claims", "judge_all", "collect_errata", "annotate", "merge_previous", "not_a_verdict"]
+__all__ = ["verify_claims", "judge_all", "judge_claims", "collect_errata", "annotate", "merge_previous",
+           "not_a_verdict"]
 
 
 def _error_verdict(claim: Claim, message: str) -> dict[str, Any]:
@@ -154,33 +159,108 @@ def annotate(verdicts: list[dict[str, Any]], records: dict[str, pd.DataFrame], *
     """Add to each verdict (in place) where it comes from (``profile``, ``base_seed``, ``run_at``, ``fedrates``),
     the broken variants naming it (``variants``) and its figure description (``plot``); a bound claim whose verdict
     has no ``bound_ratio`` gets the one of its figure (max plotted statistic / bound, flagged ``loose`` below 1e-3)."""
-    from fedrates import __version__
+    caught = _variants_naming([str(v["claim"]) for v in verdicts])
+    for v in verdicts:
+        annotate_one(v, records.get(str(v["claim"])), profile=profile, base_seed=base_seed, timestamp=timestamp,
+                     variants=caught.get(str(v["claim"]), []))
+
+
+def _variants_naming(claim_ids: Sequence[str]) -> dict[str, list[str]]:
+    """claim id → the broken variants of the catalogue that name it (empty, with a warning, when the catalogue
+    cannot be loaded: a broken catalogue must not lose the verdicts)."""
     from fedrates.verify import claims as registry
-    from fedrates.verify.plotdata import discriminating, plot_spec
+    from fedrates.verify.plotdata import discriminating
 
     try:
-        caught = discriminating(sorted(set(registry.ids()) | {str(v["claim"]) for v in verdicts}))
+        return discriminating(sorted(set(registry.ids()) | set(claim_ids)))
     except Exception as exc:  # noqa: BLE001 - a broken catalogue must not lose the verdicts
         sys.stderr.write(f"fedrates: warning: broken-variant catalogue unavailable ({exc})\n")
-        caught = {}
-    for v in verdicts:
-        v.update(profile=profile, base_seed=int(base_seed), run_at=timestamp, fedrates=__version__)
-        v["variants"] = caught.get(str(v["claim"]), [])
-        v["plot"] = None
-        rows = records.get(str(v["claim"]))
-        if v["verdict"] in ("error", "conditions-not-met") or rows is None or rows.empty or not v.get("x"):
-            continue
+        return {}
+
+
+def annotate_one(v: dict[str, Any], rows: pd.DataFrame | None, *, profile: str, base_seed: int, timestamp: str,
+                 variants: Sequence[str]) -> None:
+    """:func:`annotate` of one verdict, given the broken variants naming its claim."""
+    from fedrates import __version__
+    from fedrates.verify.plotdata import plot_spec
+
+    v.update(profile=profile, base_seed=int(base_seed), run_at=timestamp, fedrates=__version__)
+    v["variants"] = list(variants)
+    v["plot"] = None
+    if v["verdict"] in ("error", "conditions-not-met") or rows is None or rows.empty or not v.get("x"):
+        return
+    try:
+        spec = plot_spec(rows, v)
+    except (ValueError, KeyError) as exc:
+        v["plot_note"] = str(exc)
+        return
+    v["plot"] = spec
+    if v.get("bound_ratio") is None and spec.get("bound_ratio") is not None:
+        v["bound_ratio"], v["loose"] = spec["bound_ratio"], spec["loose"]
+        v["bound_ratio_source"] = spec.get("bound_ratio_source")
+        if not v.get("margin") and spec["bound_ratio"] is not None:
+            _demote_if_cannot_fail(v, margins.slack_from_ratio(spec["bound_ratio"]))
+
+
+def _judge_annotated(claim: Claim, rows: pd.DataFrame | None, error: str | None, profile: str, base_seed: int,
+                     timestamp: str, variants: Sequence[str], figures: tuple[str, bool] | None
+                     ) -> dict[str, Any]:
+    """One claim's verdict, judged (:func:`judge_one`) and annotated (:func:`annotate_one`) — a worker task of
+    :func:`judge_claims`. With ``figures`` = ``(figure cache, with PDF)`` the claim's figures are then drawn into
+    that cache when missing (claims without a paper figure only: a paper figure draws from the records of other
+    claims, known only once earlier results are merged; :func:`fedrates.reports.drawing.draw_missing` draws those)."""
+    rows = rows if rows is not None else rec.empty_records()
+    verdict = _error_verdict(claim, error) if error is not None else judge_one(claim, rows, profile)
+    annotate_one(verdict, rows, profile=profile, base_seed=base_seed, timestamp=timestamp, variants=variants)
+    if figures is not None:
+        from fedrates.reports import drawing
+
         try:
-            spec = plot_spec(rows, v)
-        except (ValueError, KeyError) as exc:
-            v["plot_note"] = str(exc)
-            continue
-        v["plot"] = spec
-        if v.get("bound_ratio") is None and spec.get("bound_ratio") is not None:
-            v["bound_ratio"], v["loose"] = spec["bound_ratio"], spec["loose"]
-            v["bound_ratio_source"] = spec.get("bound_ratio_source")
-            if not v.get("margin") and spec["bound_ratio"] is not None:
-                _demote_if_cannot_fail(v, margins.slack_from_ratio(spec["bound_ratio"]))
+            drawing.draw_claim(rows, verdict, Path(figures[0]), with_pdf=figures[1])
+        except Exception:  # noqa: BLE001 - a figure that cannot be drawn here is drawn (and explained) by the report
+            pass
+    return verdict
+
+
+def judge_claims(claims: Sequence[Claim], records: dict[str, pd.DataFrame], errors: dict[str, str], profile: str,
+                 *, base_seed: int, timestamp: str, jobs: int = 1, figures: tuple[Path, bool] | None = None
+                 ) -> list[dict[str, Any]]:
+    """:func:`judge_all` then :func:`annotate`, with ``jobs`` > 1 in worker processes (one task per claim, at most
+    two queued per worker, so that memory stays bounded): the main process only sends each claim its records and
+    collects the verdicts, in the order of ``claims``. With ``figures`` = ``(figure cache, with PDF)`` the workers
+    also draw each claim's figures into that cache (see :func:`_judge_annotated`), so that the reports only put
+    them together. Identical verdicts whatever ``jobs``: each claim is judged by the same code on the same records;
+    a task whose worker dies is judged again in this process."""
+    caught = _variants_naming([c.id for c in claims])
+    args = [(claim, records.get(claim.id), errors.get(claim.id), profile, int(base_seed), timestamp,
+             caught.get(claim.id, []), None) for claim in claims]
+    if jobs <= 1 or len(claims) < 2:
+        return [_judge_annotated(*a) for a in args]
+    from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, wait
+
+    from fedrates.verify import executors
+
+    drawn = None if figures is None else (str(figures[0]), bool(figures[1]))
+    workers = min(jobs, len(claims))
+    results: dict[int, dict[str, Any]] = {}
+    try:
+        with executors.local(workers) as pool:
+            in_flight: dict[Future, int] = {}
+
+            def settle(done: set[Future]) -> None:
+                for fut in done:
+                    i = in_flight.pop(fut)
+                    if fut.exception() is None:
+                        results[i] = fut.result()
+
+            for i, a in enumerate(args):
+                if len(in_flight) >= 2 * workers:
+                    settle(wait(in_flight, return_when=FIRST_COMPLETED).done)
+                in_flight[pool.submit(_judge_annotated, *a[:-1], drawn)] = i
+            settle(wait(in_flight).done)
+    except BrokenExecutor:  # a worker died (e.g. out of memory): the claims not judged yet are judged here
+        pass
+    return [results[i] if i in results else _judge_annotated(*a) for i, a in enumerate(args)]
 
 
 def _demote_if_cannot_fail(verdict: dict[str, Any], margin: dict[str, Any]) -> None:
@@ -258,9 +338,12 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
         sweep = run_claims(claims, profile, cache_root, jobs=jobs, base_seed=base_seed, on_progress=bar.update)
     finally:
         bar.close()
-    verdicts = judge_all(claims, sweep.records, sweep.errors, profile)
     timestamp = datetime.now(UTC).isoformat(timespec="seconds")
-    annotate(verdicts, sweep.records, profile=profile, base_seed=base_seed, timestamp=timestamp)
+    from fedrates.reports.html import FIGURE_CACHE
+
+    # judged, annotated and (when the claim has no paper figure) drawn in worker processes with jobs > 1
+    verdicts = judge_claims(claims, sweep.records, sweep.errors, profile, base_seed=base_seed, timestamp=timestamp,
+                            jobs=jobs, figures=(out / FIGURE_CACHE, write_pdf))
     frames = [df for df in sweep.records.values() if len(df)]
     records = pd.concat(frames, ignore_index=True) if frames else rec.empty_records()
     errata = collect_errata(claims)
@@ -288,7 +371,7 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
         if not _report_current(out, digest, write_pdf):  # a resume with unchanged results keeps its report as is
             (out / _REPORT_DIGEST).unlink(missing_ok=True)
             from fedrates.reports.drawing import draw_missing
-            from fedrates.reports.html import FIGURE_CACHE, render_html
+            from fedrates.reports.html import render_html
 
             # figures not cached yet are drawn in worker processes; the reports then read them from the cache
             draw_missing(all_records, all_verdicts, out / FIGURE_CACHE, jobs=jobs, with_pdf=write_pdf)
@@ -343,12 +426,13 @@ def _report_current(out: Path, digest: str, write_pdf: bool) -> bool:
 
 
 class _Progress:
-    """A rich progress bar on stderr (silent when disabled)."""
+    """A rich progress bar on stderr (silent when disabled, and when stderr is not a terminal: a bar drawn into a
+    file or a pipe is only noise there, and a refusal must stay the one line on stderr)."""
 
     def __init__(self, enabled: bool) -> None:
         self._bar = None
         self._task = None
-        if enabled:
+        if enabled and sys.stderr.isatty():
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

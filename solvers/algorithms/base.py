@@ -253,6 +253,13 @@ class RoundContext:
         self._oracle.steps += steps
         self._oracle.evaluations += evaluations
 
+    def closed_form_rounds(self) -> bool:
+        """True when a round may be computed by the problem's own structured routine (e.g.
+        :func:`fedrates.solvers.problems.structured_quadratic.local_average`): every gradient is the exact ∇f_k
+        (nothing drawn) and neither this context's nor the oracle module's gradient functions were replaced."""
+        return ("gradients" not in vars(self) and type(self).gradients is RoundContext.gradients
+                and type(self._oracle) is GradientOracle and self._oracle.deterministic_pristine())
+
     def local_rows(self, steps: int) -> np.ndarray | None:
         """Minibatch rows (steps, R, m, B) of the participants' next ``steps`` local steps, drawn from their streams
         as ``steps`` calls of :meth:`gradients` would draw them, for a round fused into one kernel; None when the

@@ -60,16 +60,43 @@ class FedAvg(Algorithm):
         x = state["x"]
         R, m = ctx.clients.shape
         ndim = len(problem.shape)
-        W = self._fused_local_steps(problem, ctx, x)
-        if W is None:  # step by step (the reference of the fused kernel)
-            xb = x[:, None]
-            W = np.broadcast_to(xb, (R, m) + problem.shape).copy()
-            for _ in range(self.local_steps):
-                G = ctx.gradients(W)
-                W = project_ball(W - self.step * self.local_direction(G, W, xb), problem.radius, ndim)
-        avg = weighted_mean(ctx.weights, W)
+        avg = self._structured_round(problem, ctx, x)
+        if avg is None:
+            W = self._fused_local_steps(problem, ctx, x)
+            if W is None:  # step by step (the reference of the fused kernel)
+                xb = x[:, None]
+                W = np.broadcast_to(xb, (R, m) + problem.shape).copy()
+                for _ in range(self.local_steps):
+                    G = ctx.gradients(W)
+                    W = project_ball(W - self.step * self.local_direction(G, W, xb), problem.radius, ndim)
+            avg = weighted_mean(ctx.weights, W)
         x_new = avg if self.server_step == 1.0 else x + self.server_step * (avg - x)
         return {"x": project_ball(x_new, problem.radius, ndim)}
+
+    def _own_mu_prox(self) -> float | None:
+        """μ_p of the local direction when it is FedAvg's (0) or FedProx's own, None for any other direction."""
+        direction = type(self).local_direction
+        if direction is FedAvg.local_direction:
+            return 0.0
+        from fedrates.solvers.algorithms.fedprox import FedProx
+
+        return float(self.mu_prox) if direction is FedProx.local_direction else None
+
+    def _structured_round(self, problem: Any, ctx: RoundContext, x: np.ndarray) -> np.ndarray | None:
+        """The participants' weighted average after E exact local steps in one pass over a shared-basis quadratic
+        (:func:`fedrates.solvers.problems.structured_quadratic.local_average`, O(K·d) whatever E, no (R, m, d)
+        array), or None: another problem, a ball, noisy or replaced gradients, or another local direction."""
+        from fedrates.solvers.problems.structured_quadratic import StructuredQuadratic, local_average
+
+        if type(problem.datafit) is not StructuredQuadratic or problem.radius is not None \
+                or not hasattr(ctx, "closed_form_rounds") or not ctx.closed_form_rounds():
+            return None
+        mu_prox = self._own_mu_prox()
+        if mu_prox is None:
+            return None
+        R, m = ctx.clients.shape
+        ctx.count(self.local_steps, self.local_steps * m)
+        return local_average(problem.datafit, ctx.clients, ctx.weights, x, self.local_steps, self.step, mu_prox)
 
     def _fused_local_steps(self, problem: Any, ctx: RoundContext, x: np.ndarray) -> np.ndarray | None:
         """The clients' points after the E local steps from one fused kernel (:mod:`._fused`), or None when the

@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from fedrates.solvers.errors import unknown_name
-from fedrates.solvers.problems import finite_sum, lasso, quadratic, separation, similar_quadratic, trace
+from fedrates.solvers.problems import (
+    finite_sum,
+    lasso,
+    quadratic,
+    separation,
+    similar_quadratic,
+    structured_quadratic,
+    trace,
+)
 from fedrates.solvers.problems._params import Family, resolve
 from fedrates.solvers.problems.base import Problem
 
@@ -23,6 +31,8 @@ FAMILIES.update({f.name: f for f in (finite_sum.LS_FAMILY, finite_sum.NC_FAMILY)
 FAMILIES[similar_quadratic.FAMILY.name] = similar_quadratic.FAMILY
 # two-group quadratic federations with prescribed similarity (Bylinkin et al.)
 FAMILIES[separation.FAMILY.name] = separation.FAMILY
+# quadratics in a shared eigenbasis, O(K·d) memory: many clients
+FAMILIES[structured_quadratic.FAMILY.name] = structured_quadratic.FAMILY
 
 
 _PLUGINS_LOADED = False

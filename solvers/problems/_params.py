@@ -71,6 +71,8 @@ class Family:
     presets: Mapping[str, Mapping[str, Any]]
     builder: Callable[..., Any]
     checks: tuple[Callable[[dict[str, Any]], None], ...] = field(default_factory=tuple)
+    #: bytes an instance may hold (default: :func:`footprint`), checked before anything is allocated
+    footprint: Callable[[dict[str, Any]], float] | None = None
 
 
 def resolve(family: Family, preset: str | None, overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -87,7 +89,7 @@ def resolve(family: Family, preset: str | None, overrides: Mapping[str, Any]) ->
     out = {name: family.parameters[name].coerce(name, value) for name, value in params.items()}
     for check in family.checks:
         check(out)
-    check_footprint(family.name, out)
+    check_footprint(family.name, out, family.footprint)
     return out
 
 
@@ -123,9 +125,11 @@ def footprint(params: Mapping[str, Any]) -> float:
     return 2.0 * 8 * clients * (samples * p + p * p + inner * p)
 
 
-def check_footprint(name: str, params: Mapping[str, Any]) -> None:
-    """Refuse, before anything is allocated, an instance needing more than half of the available memory."""
-    needed, avail = footprint(params), available_memory()
+def check_footprint(name: str, params: Mapping[str, Any],
+                    estimate: Callable[[Any], float] | None = None) -> None:
+    """Refuse, before anything is allocated, an instance needing more than half of the available memory
+    (``estimate``: the family's own footprint, default :func:`footprint`)."""
+    needed, avail = (estimate or footprint)(params), available_memory()
     if needed > MEMORY_SHARE * avail:
         sizes = ", ".join(f"{k}={params[k]}" for k in ("clients", "samples", "dim", "rows", "cols") if k in params)
         raise InputError(f"problem {name} ({sizes}) needs about {needed / 2**30:.3g} GiB of memory, more than "

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fedrates.reports import pdf
+from fedrates.reports import pdf, pdf_fonts
 
 
 def _pages(path: Path) -> int:
@@ -120,6 +120,39 @@ def test_pdf_pages_render_one_size_unclipped_with_every_glyph(tmp_path: Path) ->
                           timeout=120).stdout
     for word in ("PASS", "FAIL", "ERRATUM", "INCONCLUSIVE", "LOOSE", "ℓ", "FINALWORD", "bao.fig1/comparison-analysed"):
         assert word in text, word
+    # fonts subset once for the whole document: one embedded program per typeface, shared by every page's font
+    # dictionary, holding every glyph the pages use (poppler extracted and drew them above); no placeholder left
+    programs = _font_programs(path)
+    assert programs and all(len(ids) == 1 for ids in programs.values()), programs
+    assert pdf_fonts.MARKER not in _inflated(path)
+
+
+def _font_programs(path: Path) -> dict[str, set[int]]:
+    """Typeface (base font name without its subset tag) → object numbers of the font programs its fonts embed."""
+    from pypdf import PdfReader
+
+    out: dict[str, set[int]] = {}
+    for page in PdfReader(path).pages:
+        for ref in page["/Resources"]["/Font"].values():
+            font = ref.get_object()
+            descriptor = font["/DescendantFonts"][0].get_object()["/FontDescriptor"].get_object()
+            name = str(font["/BaseFont"]).split("+")[-1]
+            out.setdefault(name, set()).add(descriptor.raw_get("/FontFile2").idnum)
+    return out
+
+
+def _inflated(path: Path) -> bytes:
+    """Every stream of the PDF, decompressed, one after the other."""
+    import zlib
+
+    data = path.read_bytes()
+    out = [data]
+    for match in re.finditer(rb"stream\r?\n", data):
+        try:
+            out.append(zlib.decompressobj().decompress(data[match.end():]))
+        except zlib.error:
+            pass
+    return b"".join(out)
 
 
 def test_text_without_a_glyph_in_dejavu_is_written_with_its_plain_letter():

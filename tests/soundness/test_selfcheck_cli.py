@@ -16,6 +16,29 @@ def test_unknown_variant_pattern_is_one_line_and_exit_2(capsys) -> None:
     assert err.count("\n") == 1 and "no-such-variant" in err and "fedavg/" in err
 
 
+def test_paper_selects_the_variants_of_that_paper_only() -> None:
+    from fedrates.verify.commands.selfcheck import of_paper
+    from fedrates.verify.variants import all_variants
+
+    everything = all_variants()
+    for paper in ("bao", "dinh"):
+        chosen = of_paper(everything, paper)
+        assert chosen, paper
+        assert all(any(c.startswith(paper + ".") for c in v.claims) for v in chosen)
+        others = [v for v in everything if v not in chosen]
+        assert not any(c.startswith(paper + ".") for v in others for c in v.claims)
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["selfcheck", "--paper", "nope"], "--paper 'nope' is not an installed paper; expected one of: bao"),
+    (["selfcheck", "--paper", "dinh", "--only", "zzz"], "--only 'zzz' matches no broken variant of paper 'dinh'"),
+])
+def test_bad_paper_or_pattern_of_a_paper_is_one_line(capsys, argv, needle) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err
+
+
 def test_bad_profile_and_jobs_exit_2(capsys) -> None:
     assert main(["selfcheck", "--profile", "huge"]) == 2
     assert main(["selfcheck", "--jobs", "zero"]) == 2

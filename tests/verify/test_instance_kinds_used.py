@@ -27,6 +27,9 @@ PROFILE = "standard"
 _BYLINKIN = "Bylinkin et al. (seed 001)"
 _DINH = "Dinh et al. (seed 002)"
 _BUTTACI = "Buttaci & Calafiore (seed 004)"
+_BAO = "Bao et al. (seed 000)"
+_SCALE = ("the shared-basis family serves runs at 10^4-10^6 clients (fedrates run, benchmarks/scale_clients.py); "
+          "no standard-profile claim builds it (the standard verdicts are those of the dense families)")
 EXPECTED_UNUSED: dict[tuple[str, str, str], tuple[str, str]] = {
     ("quadratic", "preset", "similar-quadratic"): (
         _BYLINKIN, "its claims build prescribed-similarity instances from the separation family, not this preset"),
@@ -47,6 +50,9 @@ EXPECTED_UNUSED: dict[tuple[str, str, str], tuple[str, str]] = {
         _BYLINKIN, "no claim builds signed perturbations (perturbation=signed)"),
     ("separation", "perturbation", "signed"): (
         _BYLINKIN, "no claim builds signed (indefinite) perturbations"),
+    **{("structured_quadratic", kind, value): (_BAO, _SCALE) for kind, value in (
+        ("preset", "structured-1e5"), ("preset", "structured-1e6"), ("structure", "diagonal"),
+        ("structure", "basis"), ("spectra", "random"), ("spectra", "common"))},
 }
 
 

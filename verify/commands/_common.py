@@ -156,9 +156,11 @@ def seeds_of(seed: Any, seeds_text: str | None) -> list[int]:
 
 def check_problem_size(family: str, params: dict[str, Any]) -> None:
     """The instance's memory against the available memory (also checked by every problem build)."""
+    from fedrates.solvers import problems
     from fedrates.solvers.problems._params import check_footprint
 
-    check_footprint(family, params)
+    estimate = problems.FAMILIES[family].footprint if family in problems.FAMILIES else None
+    check_footprint(family, params, estimate)
 
 
 def validate_run(args: Any) -> list[int]:

@@ -34,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__)
     p.add_argument("--profile", default="quick", help="quick (default) or standard")
     p.add_argument("--only", default=None, metavar="PATTERN", help="a variant id, or a glob or substring of ids")
+    p.add_argument("--paper", default=None, metavar="ID",
+                   help="only the variants whose claims belong to this paper (an id of 'fedrates list theorems')")
     p.add_argument("--jobs", default=None, type=str, help="worker processes (default: number of cores)")
     p.add_argument("--seed", default="0", type=str, help="base seed of the Monte-Carlo seeds (default 0)")
     p.add_argument("--matrix", action="store_true",
@@ -124,12 +126,16 @@ def main(args: argparse.Namespace) -> int:
 
     jobs, base_seed = validate_selfcheck(args)  # profile, --only, --jobs, --seed by the rules of verify
     variants = list(all_variants())
+    if getattr(args, "paper", None) is not None:
+        variants = of_paper(variants, args.paper)
     if args.only:
         exact = [v for v in variants if v.id == args.only]  # an exact id selects that variant alone
         variants = exact or [v for v in variants if fnmatch.fnmatchcase(v.id, args.only) or args.only in v.id]
         if not variants:
-            raise InputError(f"--only '{args.only}' matches no broken variant; available: "
-                             + ", ".join(v.id for v in all_variants()))
+            raise InputError(f"--only '{args.only}' matches no broken variant"
+                             + (f" of paper '{args.paper}'" if getattr(args, "paper", None) else "") + "; available: "
+                             + ", ".join(v.id for v in (of_paper(all_variants(), args.paper)
+                                                        if getattr(args, "paper", None) else all_variants())))
     doc = run_selfcheck([v.id for v in variants], args.profile, jobs, base_seed, matrix=args.matrix)
     if args.json:
         from fedrates.verify.commands._common import print_json
@@ -138,6 +144,18 @@ def main(args: argparse.Namespace) -> int:
     else:
         _print(doc)
     return 0 if doc["ok"] else 1
+
+
+def of_paper(variants: Any, paper: str) -> list:
+    """The variants whose named claims belong to ``paper`` (claim ids start with ``<paper>.``); an unknown paper is
+    a one-line InputError naming the installed ones."""
+    from fedrates import plugins
+    from fedrates.verify.commands._common import shown
+
+    known = plugins.ids()
+    if paper not in known:
+        raise InputError(f"--paper '{shown(paper)}' is not an installed paper; expected one of: {', '.join(known)}")
+    return [v for v in variants if any(c.startswith(f"{paper}.") for c in v.claims)]
 
 
 def run_selfcheck(variant_ids: list[str], profile: str = "quick", jobs: int = 1, base_seed: int = 0,
