@@ -110,7 +110,7 @@ def test_poisson_moments_match_a_direct_simulation() -> None:
 def test_errata_carry_their_kinds() -> None:
     kinds = {cid: c.erratum.kind for cid, c in ALL.items() if c.erratum is not None}
     assert kinds == {"das.erratum/poisson-step23": "proof-gap", "das.lem3/nonconvex": "statement-false",
-                     "das.fig1/clip-condition": "experiment-outside-theory"}
+                     "das.fig1/clip-condition": "experiment-outside-theory", "das.erratum/e-tradeoff": "over-claim"}
     assert ALL["das.remark1/low-noise"].erratum is None
     from fedrates.bounds import catalog
 
@@ -143,6 +143,7 @@ def test_clip_condition_erratum_reproduces() -> None:
     v = _verdict("das.fig1/clip-condition", 0)
     assert v["verdict"] == "erratum" and v["erratum_kind"] == "experiment-outside-theory"
     assert v["constants"]["threshold_min"] > 100 and v["constants"]["case1_violations_C40"] > 0
+    assert "C = 50:" in v["measured"] and "C = 100:" in v["measured"]
 
 
 def test_ordering_turn_is_a_pass_not_an_erratum() -> None:

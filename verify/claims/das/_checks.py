@@ -14,7 +14,7 @@ from fedrates._lazy import lazy_import
 from fedrates.verify import checks
 from fedrates.verify import tolerances as tol
 from fedrates.verify.claims.base import Claim, records_from_trace
-from fedrates.verify.claims.das.instances import TIGHT, Instance, instance
+from fedrates.verify.claims.das.instances import TIGHT, Instance, config_sigma, instance
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
@@ -146,8 +146,10 @@ class _DasClaim(Claim):
 
     def privacy_statement(self) -> list[tuple[str, float]]:
         """(text, ε) per configuration with noise σ > 0 and a finite clip C: the ε at δ = 1e-5 that K rounds of
-        Algorithm 1/2 with full participation buy at client level (add/remove, sum sensitivity C, noise multiplier
-        z = nσ/C), by dp-accounting's PLD accountant (:mod:`fedrates.solvers.privacy`)."""
+        Algorithm 1/2 at Poisson rate p = r/n (1: full participation) buy at client level (add/remove, sum
+        sensitivity C, noise multiplier z = rσ/C), by dp-accounting's PLD accountant (:mod:`fedrates.solvers.privacy`);
+        a configuration that states a target ``eps`` has σ calibrated to it (:func:`config_sigma`), and the text says
+        so."""
         configs = getattr(self, "configs", ())
         params = getattr(self, "problem_params", None)
         if not configs or params is None:
@@ -158,13 +160,23 @@ class _DasClaim(Claim):
         out = []
         for cfg in configs:
             plan = self._plan(cfg) if hasattr(self, "_plan") else cfg
-            sigma, C = float(plan.get("sigma", 0.0) or 0.0), float(plan.get("C", math.inf))
+            C = float(plan.get("C", math.inf))
             K = int(plan.get("K") or cfg.get("rounds") or getattr(self, "rounds", 0) or 0)
-            if sigma <= 0 or not math.isfinite(C) or C >= 1e6 or K < 1:
+            if not math.isfinite(C) or C >= 1e6 or K < 1:
                 continue
-            eps = P.epsilon(n * sigma / C, 1.0, K, 1e-5, accountant="pld")
-            out.append((f"sigma = {sigma:.4g}, C = {C:g}, K = {K}, n = r = {n}: ({eps:.4g}, 1e-5)-DP (PLD, "
-                        "add/remove, client level)", float(eps)))
+            if "sigma" in plan:
+                sigma = float(plan["sigma"] or 0.0)
+            elif "eps" in cfg:
+                sigma = config_sigma(cfg, n, K)
+            else:
+                continue
+            if sigma <= 0:
+                continue
+            p = float(cfg.get("rate", 1.0))
+            eps = P.epsilon(p * n * sigma / C, p, K, 1e-5, accountant="pld")
+            target = f"calibrated to eps = {cfg['eps']:g}: " if "eps" in cfg else ""
+            out.append((f"{target}sigma = {sigma:.4g}, C = {C:g}, K = {K}, n = {n}, r = {p * n:g}: ({eps:.4g}, "
+                        "1e-5)-DP (PLD, add/remove, client level)", float(eps)))
         return out
 
 
@@ -248,4 +260,9 @@ class _ConfigClaim(_DasClaim):
 
     def points(self, profile: str) -> list[dict]:
         return config_points(self, rounds=self.rounds)
+
+    def _sigma(self, cfg: dict) -> float:
+        """σ of the configuration: given, or calibrated by PLD to its ``eps`` over the claim's rounds
+        (:func:`config_sigma`)."""
+        return config_sigma(cfg, instance(self.problem_params).n, self.rounds)
 

@@ -62,6 +62,7 @@ from fedrates.verify.claims.das.instances import (
     update_matrices,
     updates,
 )
+from fedrates.verify.claims.das.theorems import local_steps
 
 pd = lazy_import("pandas")
 
@@ -160,10 +161,12 @@ class ClipCondition(Claim):
         params = {k: point[k] for k in FIG_PAPER}
         c = light_constants(params)
         threshold = 4 * self.E * math.sqrt(c["L"] * c["Delta_max"])
-        viol = self._case1_at_optimum(params, PAPER_C[0]) if point["index"] == 0 else (np.nan, np.nan)
         at_thr = self._case1_at_optimum(params, threshold) if point["index"] == 0 else (np.nan, np.nan)
-        vals = {"threshold": np.array([[threshold]]), "case1_violations": np.array([[viol[0]]]),
-                "clipped": np.array([[viol[1]]]), "clipped_at_threshold": np.array([[at_thr[1]]])}
+        vals = {"threshold": np.array([[threshold]]), "clipped_at_threshold": np.array([[at_thr[1]]])}
+        for C in PAPER_C:  # (44) Case 1 at w* at each of the paper's C (draw 0)
+            viol = self._case1_at_optimum(params, C) if point["index"] == 0 else (np.nan, np.nan)
+            vals[f"case1_violations_C{C:g}"] = np.array([[viol[0]]])
+            vals[f"clipped_C{C:g}"] = np.array([[viol[1]]])
         return _records(self, point["index"], point, list(seeds), vals)
 
     def _case1_at_optimum(self, params: dict, C: float) -> tuple[float, float]:
@@ -192,16 +195,18 @@ class ClipCondition(Claim):
         seeds = _seeds_of(records)
         draws = self._draws(profile)
         thr = np.array([float(_table(records, "threshold", j).to_numpy()[0, 0]) for j in range(len(draws))])
-        viol = float(_table(records, "case1_violations", 0).to_numpy()[0, 0])
-        clipped = float(_table(records, "clipped", 0).to_numpy()[0, 0])
+        viol = {C: float(_table(records, f"case1_violations_C{C:g}", 0).to_numpy()[0, 0]) for C in PAPER_C}
+        clipped = {C: float(_table(records, f"clipped_C{C:g}", 0).to_numpy()[0, 0]) for C in PAPER_C}
         clipped_thr = float(_table(records, "clipped_at_threshold", 0).to_numpy()[0, 0])
         below = bool(np.all(max(PAPER_C) < thr))
-        reproduced = below and viol > 0
+        # the negative control: (44) Case 1 fails at every paper C at which some client is clipped (and at C = 40)
+        fails_everywhere = viol[PAPER_C[0]] > 0 and all(viol[C] > 0 for C in PAPER_C if clipped[C] > 0)
+        reproduced = below and fails_everywhere
+        per_c = ", ".join(f"C = {C:g}: {viol[C]:.0f} of {clipped[C]:.0f} clipped clients" for C in PAPER_C)
         res = checks.CheckResult(
             "fail" if reproduced else "pass",
             f"4E sqrt(L max Delta*) = {thr.min():.4g}..{thr.max():.4g} over {len(draws)} draws of the recipe (draw 0: "
-            f"{thr[0]:.4g}); (44) Case 1 fails at w* for {viol:.0f} of {clipped:.0f} clipped clients at C = "
-            f"{PAPER_C[0]:g}",
+            f"{thr[0]:.4g}); (44) Case 1 fails at w* for {per_c}",
             f"Figure 1's C in {{{', '.join(f'{c:g}' for c in PAPER_C)}}} >= 4E sqrt(L max Delta*) (Theorems 2/4, E = "
             f"{self.E})",
             "exact (closed-form minimiser, E exact local steps)",
@@ -209,6 +214,7 @@ class ClipCondition(Claim):
             f"at C = 4E sqrt(L max Delta*) (draw 0) {clipped_thr:.0f} clients are clipped at w*, so Case 1 is not "
             f"needed there. eta = {self.eta:g} (Figure 1's eta is only in its legend; Case 1 at w* fails for any eta).",
         )
+        viol, clipped = viol[PAPER_C[0]], clipped[PAPER_C[0]]
         from fedrates.verify import margins
 
         return self.verdict(res, conditions=[], seeds=seeds,
@@ -411,13 +417,14 @@ CLAIMS: tuple[Claim, ...] = (
         id="das.fig1/clip-condition",
         theorem="das.fig1",
         title="Figure 1's clip thresholds C in {40, 50, 100} lie below the condition C >= 4E sqrt(L max Delta*) of "
-        "Theorems 2/4, and the Case-1 inequality (44) fails there",
+        "Theorems 2/4, and the Case-1 inequality (44) fails there (negative control at each paper C)",
         algorithm="dp_fedavg_clip",
         problem="quadratic",
         regime="Section 5.3's recipe (das-quadratic preset: n = 100, d = 200, rank-20 Q_i), E = 20; threshold "
         "4E sqrt(L max Delta*) with L = max_i lambda_max(Q_i) and the closed-form minimiser, over draws 0..2 (quick) "
-        "or 0..9 (standard, full); (44) Case 1 at w* on draw 0 with E exact local steps of size 0.01, at C = 40 and "
-        "at the threshold.",
+        "or 0..9 (standard, full); (44) Case 1 at w* on draw 0 with E exact local steps of size 0.01, at each paper "
+        "C in {40, 50, 100} (the negative control the theory predicts: it must fail wherever a client is clipped) "
+        "and at the threshold.",
         why="Figure 1 is offered as evidence for the theorems, yet runs outside their condition",
         metric="threshold",
         x="round",
@@ -433,7 +440,8 @@ CLAIMS: tuple[Claim, ...] = (
             "Figure 1 is not covered by Theorems 2/4; the theorems themselves are not contradicted",
             evidence="4E sqrt(L max Delta*) over draws of the recipe, and the per-client inequality (44), Case 1, "
             "failing for clipped clients at C = 40",
-            prediction="every draw's threshold exceeds 100 and (44) Case 1 fails for some clipped client at C = 40",
+            prediction="every draw's threshold exceeds 100 and (44) Case 1 fails for some clipped client at C = 40 and "
+            "at every other paper C (50, 100) at which a client is clipped at w*",
         ),
     ),
     PoissonStep23(
@@ -471,4 +479,4 @@ CLAIMS: tuple[Claim, ...] = (
         x="round",
         n_seeds={"quick": 16, "standard": 24, "full": 40},
     ),
-)
+) + local_steps.ERRATUM_CLAIMS

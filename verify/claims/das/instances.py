@@ -29,8 +29,9 @@ from fedrates.solvers.certify import observed_cache
 if TYPE_CHECKING:
     from fedrates.verify.claims.base import Claim
 
-__all__ = ["ALIGNED", "FIG_PAPER", "HETERO", "TIGHT", "Instance", "calibrated", "clip_ref", "exact_no_clip_moments",
-           "exact_poisson_moments", "instance", "norm_ref", "trajectory", "update_matrices", "updates"]
+__all__ = ["ALIGNED", "FIG_PAPER", "HETERO", "TIGHT", "Instance", "calibrated", "calibrated_rho", "clip_ref",
+           "config_sigma", "exact_no_clip_moments", "exact_poisson_moments", "instance", "norm_ref", "trajectory",
+           "update_matrices", "updates"]
 
 
 # ---- instances with exact constants -------------------------------------------------------------------------------
@@ -379,6 +380,26 @@ def calibrated(eps: float, rounds: int, clip: float, clients: int, rate: float) 
     from fedrates.solvers import privacy as P
 
     return P.calibrated_sigma(eps, DELTA, rounds, clip, clients, rate * clients, accountant="pld")
+
+
+def config_sigma(cfg: dict, clients: int, rounds: int) -> float:
+    """σ of a claim configuration: ``cfg["sigma"]`` when given, else :func:`calibrated` at ``cfg["eps"]`` with the
+    configuration's clip C, K = ``rounds`` and Poisson rate ``cfg.get("rate", 1)`` (client level, add/remove)."""
+    if "sigma" in cfg:
+        return float(cfg["sigma"])
+    return calibrated(cfg["eps"], int(rounds), cfg["C"], clients, cfg.get("rate", 1.0))
+
+
+def calibrated_rho(eps: float, clients: int, dim: int) -> float:
+    """The q-free ρ = √d σ/(C√K) of Theorems 2–4 whose noise σ = Cρ√(K/d) is client-level (ε, 1e-5)-DP at full
+    participation for *every* K (add/remove, sum sensitivity C): ρ = √d z₁/n with z₁ the PLD-calibrated multiplier
+    of one round.  K rounds then have multiplier z = nσ/C = z₁√K, and K unsampled Gaussian compositions with
+    multiplier z₁√K are exactly one Gaussian mechanism with multiplier z₁ (μ-GDP with μ = √K/z = 1/z₁; Dong, Roth &
+    Su 2019, Cor. 3.3), so the privacy does not depend on K; the claims re-check ε at the realised K by PLD."""
+    from fedrates.solvers import privacy as P
+
+    z1 = P.noise_multiplier_for(eps, DELTA, 1.0, 1, accountant="pld")
+    return math.sqrt(dim) * z1 / clients
 
 
 def privacy_text(eps: float, rate: float, rounds: int) -> str:

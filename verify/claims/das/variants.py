@@ -172,6 +172,23 @@ def _broken_classes() -> dict[str, type]:
         return ReservoirOffByOne
 
     @dataclass(frozen=True, kw_only=True)
+    class NoisePerClientSigma(DPFedAvgClip):
+        """Each client adds N(0, σ²I) instead of N(0, rσ²I): the averaged noise has std σ/√r, not σ."""
+
+        def draw_noise(self, state, shape):
+            return super().draw_noise(state, shape) / math.sqrt(self.rate * shape[1])
+
+    @dataclass(frozen=True, kw_only=True)
+    class TrajectoryWithoutNoise(DPFedAvgClip):
+        """Keeps the noise out of the model: w_{k+1} = w_k − β(1/r)Σ g (the noise enters only the released
+        aggregate), so the iterates are those of the noiseless algorithm."""
+
+        def round(self, state, problem, ctx):
+            out = super().round(state, problem, ctx)
+            out["x"] = self.server(state["x"], out["g_mean"])
+            return out
+
+    @dataclass(frozen=True, kw_only=True)
     class NormaliseAfterAverage(DPNormFedAvg):
         """Averages the raw updates of the sampled clients and normalises the average: C·ū/‖ū‖."""
 
@@ -206,6 +223,8 @@ def _broken_classes() -> dict[str, type]:
         "norm/output-reservoir-off-by-one": reservoir_off_by_one(DPNormFedAvg),
         "clip/output-reservoir-off-by-one": reservoir_off_by_one(DPFedAvgClip),
         "norm/normalise-after-average": NormaliseAfterAverage,
+        "clip/noise-per-client-sigma": NoisePerClientSigma,
+        "clip/trajectory-without-noise": TrajectoryWithoutNoise,
     }
 
 
@@ -291,7 +310,11 @@ _VARIANT_SPECS = (
     ("norm/output-reservoir-off-by-one", "DP-NormFedAvg's reservoir replaces with probability 1/(k+2)",
      ("das.output/random-iterate-norm",)),
     ("norm/normalise-after-average", "DP-NormFedAvg normalises the average of the raw updates instead of each "
-     "client's update", ("das.eq46/exact-drift-poisson-norm",)),
+     "client's update", ("das.eq46/exact-drift-norm-hetero", "das.eq46/exact-drift-poisson-norm")),
+    ("clip/noise-per-client-sigma", "each client adds N(0, sigma^2 I) instead of N(0, r sigma^2 I): the averaged "
+     "noise has std sigma/sqrt(r)", ("das.eq11/e-tradeoff", "das.fig3/trajectories")),
+    ("clip/trajectory-without-noise", "the noise enters only the released aggregate, not the model: the iterates "
+     "are the noiseless algorithm's", ("das.fig3/trajectories", "das.eq11/e-tradeoff")),
 )
 
 

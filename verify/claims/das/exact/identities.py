@@ -166,10 +166,6 @@ class ExactDrift(_ConfigClaim):
     s_k = ((1 − p)/(rn))Σ_i‖g_i‖² is the variance of Poisson sampling at rate p = r/n (configurations with a
     ``rate``, :class:`~fedrates.verify.claims.das.exact.sampling.PoissonDrift`); it is 0 with full participation."""
 
-    def _sigma(self, cfg: dict) -> float:
-        """σ of the configuration (given; calibrated by the accountant in a subclass)."""
-        return cfg["sigma"]
-
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         inst = instance(self.problem_params)
         w0 = _start(inst, self.offset)
@@ -369,8 +365,8 @@ class FedAvgFixedPoint(_DasClaim):
 
 #: the exact-drift claims: all updates clipped at (C, sigma) = (1, 1), part of them at (4, 0.3)
 _DRIFT_CONFIGS = (
-    {"eta": 0.1, "beta": 0.05, "E": 4, "sigma": 1.0, "C": 1.0},
-    {"eta": 0.1, "beta": 0.05, "E": 4, "sigma": 0.3, "C": 4.0},
+    {"eta": 0.1, "beta": 0.05, "E": 4, "eps": 2.0, "C": 1.0},
+    {"eta": 0.1, "beta": 0.05, "E": 4, "eps": 50.0, "C": 4.0},
 )
 
 CLAIMS: tuple[Claim, ...] = (
@@ -382,7 +378,8 @@ CLAIMS: tuple[Claim, ...] = (
         problem="quadratic",
         regime=(
             "Random quadratics (10 clients, d = 8, spectra in [0.2, 1], spread 1), w_0 = w* + 3v, exact gradients,"
-            " full participation, C = 1e12 (no update is clipped: checked), sigma in {0.1, 0.2}, beta = eta and "
+            " full participation, C = 1e12 (no update is clipped: checked; without clipping the release has no bounded "
+            "sensitivity, so this noise is no DP guarantee), sigma in {0.1, 0.2}, beta = eta and "
             "beta != eta; mean gap over round windows, including the whole run (= E over the random output k~)."
         ),
         why="exact expectation: catches wrong noise scaling, a wrong server step and reused noise",
@@ -405,7 +402,8 @@ CLAIMS: tuple[Claim, ...] = (
         problem="quadratic",
         regime=(
             "Tight-spread random quadratics (10 clients, d = 8), w_0 = w* + 6v, E = 4, eta = 0.1, beta = 0.05, (C,"
-            " sigma) in {(1, 1), (4, 0.3)} so that all / part of the updates are clipped; g_k recomputed from w_k "
+            " eps) in {(1, 2), (4, 50)} so that all / part of the updates are clipped, sigma calibrated by PLD to "
+            "client-level (eps, 1e-5)-DP (add/remove, r = n, K = 30); g_k recomputed from w_k "
             "by the closed form of local GD; the per-seed mean over rounds of realised/exact has expectation "
             "exactly 1."
         ),
@@ -430,6 +428,31 @@ CLAIMS: tuple[Claim, ...] = (
         why="the exact conditional drift of Algorithm 2",
         metric="drift_ratio",
         x="round",
+        configs=_DRIFT_CONFIGS,
+        kind="norm",
+        inner=4,
+        n_seeds={"quick": 16, "standard": 24, "full": 40},
+    ),
+    ExactDrift(
+        id="das.eq46/exact-drift-norm-hetero",
+        theorem="das.thm6",
+        title=(
+            "Algorithm 2 on a heterogeneous instance: E[||w_{k+1} - w*||^2 | w_k] = ||w_k - beta g_k - w*||^2 + beta^2"
+            " d sigma^2 exactly (normalised g)"
+        ),
+        algorithm="dp_normfedavg",
+        problem="quadratic",
+        regime=(
+            "As das.eq46/exact-drift-norm on random quadratics with spread 1 (10 clients, d = 8, spectra in [0.2, 1]): "
+            "the client updates point in visibly different directions, so normalising each client's update differs "
+            "from normalising their average; sigma calibrated by PLD to client-level (eps, 1e-5)-DP (add/remove, r = "
+            "n, K = 30) at eps in {2, 50}."
+        ),
+        why="the tight-spread instance's client updates are nearly aligned far from w*, where a normalise-after-"
+        "average bug changes g by about 2%",
+        metric="drift_ratio",
+        x="round",
+        problem_params=dict(HETERO),
         configs=_DRIFT_CONFIGS,
         kind="norm",
         inner=4,

@@ -6,13 +6,15 @@
   per-round bound (46), deterministic along the algorithm's run;
 * :mod:`.privacy` — Theorem 1: the accountants and the noise the algorithms release (eq. 5);
 * :mod:`.heterogeneity` — Theorems 5/6 where the heterogeneity term matters and Theorems 2/4 at α = 4, at
-  accountant-calibrated noise.
+  accountant-calibrated noise;
+* :mod:`.local_steps` — Section 4(c)'s trade-off in E (eq. 11) at fixed privacy (its over-claim erratum is gathered
+  with the errata).
 """
 
 from __future__ import annotations
 
-from fedrates.verify.claims.das.theorems import bounds, heterogeneity, lemmas, privacy
+from fedrates.verify.claims.das.theorems import bounds, heterogeneity, lemmas, local_steps, privacy
 
 __all__ = ["CLAIMS"]
 
-CLAIMS = bounds.CLAIMS + lemmas.CLAIMS + privacy.CLAIMS + heterogeneity.CLAIMS
+CLAIMS = bounds.CLAIMS + lemmas.CLAIMS + privacy.CLAIMS + heterogeneity.CLAIMS + local_steps.CLAIMS
