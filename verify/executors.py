@@ -312,12 +312,14 @@ def dask(scheduler: str | None = None) -> Callable[[int], contextlib.AbstractCon
 
 @contextlib.contextmanager
 def _quiet_distributed() -> Iterator[None]:
-    """Silence ``distributed``'s loggers in this process while the sweep runs: a lost scheduler makes its client log
-    tracebacks on every reconnection attempt, and the run already ends with one line that says what happened."""
+    """Silence ``distributed``'s loggers (and those of tornado and asyncio, whose event loop runs its client) in this
+    process while the sweep runs: a lost scheduler makes them log tracebacks on every reconnection attempt and
+    broken read, and the run already ends with one line that says what happened."""
     import logging
 
-    names = [name for name in list(logging.root.manager.loggerDict) if name.split(".")[0] == "distributed"]
-    loggers = [logging.getLogger(name) for name in ["distributed", *names]]
+    tops = ("distributed", "tornado", "asyncio")  # the client, its event loop's callbacks, the loop itself
+    names = [name for name in list(logging.root.manager.loggerDict) if name.split(".")[0] in tops]
+    loggers = [logging.getLogger(name) for name in sorted({*tops, "tornado.application", *names})]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
         logger.setLevel(logging.CRITICAL + 1)
