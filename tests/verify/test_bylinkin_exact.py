@@ -112,8 +112,55 @@ def test_printed_line7_follows_the_printed_recursion():
                                         "acc_vrcs/tau-double", "sc_acc_extragradient/returns-xbar",
                                         "aeg/returns-xbar", "c_acc_extragradient/returns-xbar", "acc_vrcs/returns-z",
                                         "acc_vrcs/printed-sign", "sc_acc_extragradient/eta-double",
-                                        "sc_acc_extragradient/no-interpolation"])
+                                        "sc_acc_extragradient/no-interpolation",
+                                        "c_acc_extragradient/inner-returns-x"])
 def test_new_variants_fail_their_first_claim(variant_id):
     variant = next(v for v in variants.VARIANTS if v.id == variant_id)
     claim = variant.apply(get_claim(variant.claims[0]))
     assert _run(claim)[0]["verdict"] == "fail"
+
+
+def test_inner_returned_point_is_pinned_with_a_wide_margin():
+    # the recursion whose inner phase returns x_T instead of xbar_T is far from the correct one (relative to the
+    # claim's 1e-9 resolution), and the variant returning x_T follows exactly that recursion
+    verdict, records = _verdict("bylinkin.thm8/exact-iterates")
+    assert verdict["verdict"] == "pass"
+    assert _metric(records, "wrong_variable_distance") >= 1e-2
+    assert _metric(records, "stopping_tie") >= 1e-3  # no stopping test is near a tie
+    variant = next(v for v in variants.VARIANTS if v.id == "c_acc_extragradient/inner-returns-x")
+    broken, broken_records = _run(variant.apply(get_claim("bylinkin.thm8/exact-iterates")))
+    assert broken["verdict"] == "fail"
+    assert _metric(broken_records, "distance_to_wrong") <= 1e-9
+    assert _metric(broken_records, "deviation") >= 1e-2
+
+
+def test_inner_recursion_one_outer_step_by_hand():
+    # one outer step of a4_a5_recursion on a 1-d split, against the scalar iteration written out by hand
+    from fedrates.solvers.problems.separation import Split
+
+    af, ag, af1, ag1, bf, bg, bf1, bg1 = 0.3, 0.7, 0.35, 1.2, 0.1, -0.2, 0.05, 0.3
+    sp = Split(A_f=np.array([[af]]), b_f=np.array([bf]), A_g=np.array([[ag]]), b_g=np.array([bg]),
+               A_f1=np.array([[af1]]), b_f1=np.array([bf1]), A_g1=np.array([[ag1]]), b_g1=np.array([bg1]))
+    t = instances._a4_tuning(sp)
+    x0 = 2.0
+    xl = x0  # x = xbar at the start
+    c = (af - af1) * xl - (bf - bf1)
+    ma, ra = 1 / t["theta_f"] + af1 + ag, xl / t["theta_f"] - c + bf1 + bg
+    target = sp.delta_f**2 / 3 * (xl - ra / ma) ** 2
+    u = ub = xl
+    steps = 0
+    while True:
+        steps += 1
+        ul = t["tau_g"] * u + (1 - t["tau_g"]) * ub
+        d = (ag - ag1) * ul - (bg - bg1)
+        ub_new = (ul / t["theta_g"] - d + xl / t["theta_f"] - c + bf1 + bg1) / (
+            1 / t["theta_g"] + 1 / t["theta_f"] + af1 + ag1)
+        ga = ma * ub_new - ra
+        u, ub = u + t["eta_g"] * (ub_new - u) / t["theta_f"] - t["eta_g"] * ga, ub_new
+        if ga * ga <= target:
+            break
+    x1 = x0 + t["eta_f"] * sp.mu * (ub - x0) - t["eta_f"] * ((af + ag) * ub - (bf + bg))
+    out = exact_maps.a4_a5_recursion(sp, t, np.array([x0]), 1)
+    assert out["inner_steps"] == [steps] and steps > 1
+    np.testing.assert_allclose(out["xbar"], [ub], rtol=1e-13)
+    np.testing.assert_allclose(out["x"], [x1], rtol=1e-13)

@@ -18,6 +18,11 @@ classes and are listed in :mod:`fedrates.verify.claims.bylinkin.errata`.
 * ``bylinkin.thm5/exact-iterates`` — AEG (the σ = 0 case of Algorithm 1) and ``bylinkin.thm1/exact-iterates`` —
   SC-AccExtragradient on the proportional split: the returned point after K iterations equals x_K of the
   pseudo-code's recursion (the returned variable is pinned: x_K, not x̄_K).
+* ``bylinkin.thm8/exact-iterates`` — C-AccExtragradient with the inner AccExtragradient (inner subproblems exact,
+  inner phase stopped by criterion (6)) on the ``bylinkin-separation`` preset: after 6 outer steps from x* + 1 the
+  returned x_K, the state x̄_K (the inner phase's returned point) and every inner step count equal those of the
+  pseudo-code's recursion, in which each inner step is an affine map; the inner phase returns x̄_T, the point where
+  (6) was checked (a recursion whose inner phase returns x_T lands 0.047‖x_0 − x*‖ away, the resolution is 1e-9).
 * ``bylinkin.thm1/rounds-to-eps`` — Theorem 1's complexity on the proportional split (σ = 0): the mean rounds
   with M_f (M_g) until Φ^c_K ≤ εΦ^c_0 stay below 2p (2(1 − p)) times K_ε = ⌈ln(1/ε)/(½√(μθ))⌉, the count of the
   corrected recursion, within a factor 10 of it (sharp).
@@ -211,6 +216,118 @@ class ExactIteratesClaim(_BylinkinClaim):
         return self.verdict(res, conditions=conds, seeds=seeds, constants=vals,
                             statement=_theorem(self.theorem).statement, reference_gap=0.0,
                             smallest_measured=sep_xx, margin=mg.resolution(EXACT_RELATIVE))
+
+
+# ---- C-AccExtragradient with the inner AccExtragradient: both returned points pinned ---------------------------
+def a4_a5_recursion(sp: Any, t: dict[str, float], x0: np.ndarray, outer: int,
+                    inner_output: str = "xbar") -> dict[str, Any]:
+    """C-AccExtragradient (A4) with the inner AccExtragradient (A5, inner subproblems B solved exactly) written out
+    from the pseudo-code and the instance matrices (independent of the algorithm's code).  With deterministic
+    oracles on a quadratic each inner step is the affine map
+
+        x̲_t = τ_g x_t + (1 − τ_g) x̄_t,   x̄_{t+1} = M_B⁻¹(x̲_t/θ_g − ∇(g − g_1)(x̲_t) + x̲/θ_f − c + b_{f1} + b_{g1}),
+        x_{t+1} = x_t + η_g α_g (x̄_{t+1} − x_t) − η_g(M_A x̄_{t+1} − r_A),
+
+    M_B = (1/θ_g + 1/θ_f)I + A_{f1} + A_{g1}, M_A = I/θ_f + A_{f1} + A_g, r_A = x̲/θ_f − c + b_{f1} + b_g
+    (∇A^k(x) = M_A x − r_A), started at x_0 = x̄_0 = x̲ and stopped at the first t + 1 with
+    ‖∇A^k(x̄_{t+1})‖² ≤ (δ_f²/3)‖x̲ − A^k_*‖² (criterion (6)); the inner phase returns x̄_{t+1} (``inner_output =
+    "xbar"``, the point at which (6) was checked) or, for the record, x_{t+1} (``"x"``).  The outer step is
+    x_{k+1} = x_k + η_f μ(x̄_{k+1} − x_k) − η_f ∇h(x̄_{k+1}).  Returns the final x, x̄, the inner step counts and
+    the smallest relative distance |‖∇A‖²/target − 1| over every stopping test (how far the run is from a tie)."""
+    d = sp.H.shape[0]
+    I = np.eye(d)
+    th_f, th_g, tau_g = t["theta_f"], t["theta_g"], t["tau_g"]
+    eta_g, alpha_g = t["eta_g"], 1 / th_f
+    MA = I / th_f + sp.A_f1 + sp.A_g
+    MB = I * (1 / th_g + 1 / th_f) + sp.A_f1 + sp.A_g1
+    x, xb = x0.copy(), x0.copy()
+    counts: list[int] = []
+    tie = math.inf
+    gap_out = 0.0
+    for _ in range(outer):
+        xl = t["tau_f"] * x + (1 - t["tau_f"]) * xb
+        c = (sp.A_f - sp.A_f1) @ xl - (sp.b_f - sp.b_f1)
+        rA = xl / th_f - c + sp.b_f1 + sp.b_g
+        a_star = np.linalg.solve(MA, rA)
+        target = sp.delta_f**2 / 3 * float((xl - a_star) @ (xl - a_star))
+        u, ub = xl.copy(), xl.copy()
+        for step in range(1, 100_000):
+            ul = tau_g * u + (1 - tau_g) * ub
+            dt = (sp.A_g - sp.A_g1) @ ul - (sp.b_g - sp.b_g1)
+            ub_new = np.linalg.solve(MB, ul / th_g - dt + xl / th_f - c + sp.b_f1 + sp.b_g1)
+            gA = MA @ ub_new - rA
+            u = u + eta_g * alpha_g * (ub_new - u) - eta_g * gA
+            ub = ub_new
+            g2 = float(gA @ gA)
+            tie = min(tie, abs(g2 / target - 1))
+            if g2 <= target:
+                break
+        counts.append(step)
+        gap_out = max(gap_out, float(np.linalg.norm(u - ub) / np.linalg.norm(xl - a_star)))
+        xb_new = ub if inner_output == "xbar" else u
+        x = x + t["eta_f"] * sp.mu * (xb_new - x) - t["eta_f"] * (sp.H @ xb_new - sp.b)
+        xb = xb_new
+    return {"x": x, "xbar": xb, "inner_steps": counts, "tie": tie, "inner_pair_distance": gap_out}
+
+
+@dataclass(frozen=True)
+class A4A5IteratesClaim(_BylinkinClaim):
+    """C-AccExtragradient (inner AccExtragradient, inner subproblems exact) after K outer steps: the returned point
+    equals x_K of :func:`a4_a5_recursion`, the state x̄_K (the inner phase's returned point of the last outer step)
+    its x̄_K, and the inner step counts its counts; the recursion whose inner phase returns x_T instead is recorded
+    with its distance, so the wrong variable is seen to fail by that margin."""
+
+    outer: int = 6
+    needs: tuple[str, ...] = ("g", "f1g")
+
+    def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
+        problem, sp = self._setup()
+        alg = _algorithm(self, "c_acc_extragradient", subproblem="exact")
+        x0 = sp.xstar + np.ones(problem.dim)
+        states = _run_steps(alg, sp, x0, self.outer, seed=int(seeds[0]))
+        t = _a4_tuning(sp)
+        ref = a4_a5_recursion(sp, t, x0, self.outer)
+        wrong = a4_a5_recursion(sp, t, x0, self.outer, inner_output="x")
+        scale = float(np.linalg.norm(x0 - sp.xstar))
+        out, xbar = alg.output(states[-1])[0], states[-1]["xbar"][0]
+        counts = [int(s["inner_total"][0] - p["inner_total"][0]) for p, s in zip(states, states[1:])]
+        values = {"deviation": float(np.linalg.norm(out - ref["x"])) / scale,
+                  "deviation_xbar": float(np.linalg.norm(xbar - ref["xbar"])) / scale,
+                  "inner_count_mismatch": float(np.sum(np.abs(np.subtract(counts, ref["inner_steps"])))),
+                  "inner_steps": float(np.sum(ref["inner_steps"])),
+                  "wrong_variable_distance": float(min(np.linalg.norm(ref["x"] - wrong["x"]),
+                                                       np.linalg.norm(ref["xbar"] - wrong["xbar"]))) / scale,
+                  "distance_to_wrong": float(np.linalg.norm(out - wrong["x"])) / scale,
+                  "distance_x_xbar": float(np.linalg.norm(ref["x"] - ref["xbar"])) / scale,
+                  "inner_pair_distance": ref["inner_pair_distance"], "stopping_tie": ref["tie"]}
+        return _records(self, 0, point, values, list(seeds), problem.dim)
+
+    def judge(self, records: pd.DataFrame, profile: str) -> dict:
+        problem, sp = self._setup()
+        t = _a4_tuning(sp)
+        conds, vals, seeds, early = self._judge_common(records, sp, theta=t["theta_f"], theta_g=t["theta_g"])
+        if early:
+            return early
+
+        def v(name: str) -> float:
+            return float(np.max(_values(records, name)))
+
+        dev, dev_xbar, mismatch = v("deviation"), v("deviation_xbar"), v("inner_count_mismatch")
+        wrong, x_xbar, tie = v("wrong_variable_distance"), v("distance_x_xbar"), v("stopping_tie")
+        ok = dev <= EXACT_RELATIVE and dev_xbar <= EXACT_RELATIVE and mismatch == 0
+        res = CheckResult(
+            "pass" if ok else "fail", f"‖output − x_K‖ = {dev:.3g}, ‖x̄_K − x̄_K(rec.)‖ = {dev_xbar:.3g} (relative to "
+            f"‖x_0 − x*‖), inner step counts off by {mismatch:g}", "x_K, x̄_K and the inner counts of the pseudo-code's "
+            "recursion (inner phase returns x̄_T)", f"relative {EXACT_RELATIVE:g}, counts exact (deterministic)",
+            f"{self.outer} outer steps ({v('inner_steps'):g} inner steps): the returned point and the inner phase's "
+            "returned point " + ("equal" if ok else "differ from") + f" the recursion; the recursion whose inner "
+            f"phase returns x_T instead differs by {wrong:.3g} (output at {v('distance_to_wrong'):.3g} from it), x_K "
+            f"and x̄_K by {x_xbar:.3g}; closest stopping test to a tie: |‖∇A‖²/target − 1| = {tie:.3g}")
+        return self.verdict(res, conditions=conds, seeds=seeds, constants={**vals, **t},
+                            statement=_theorem(self.theorem).statement, reference_gap=0.0,
+                            smallest_measured=min(wrong, x_xbar), margin=mg.resolution(EXACT_RELATIVE),
+                            extra={"wrong_variable_distance": wrong, "stopping_tie": tie,
+                                   "inner_pair_distance": v("inner_pair_distance")})
 
 
 # ---- Theorem 1: rounds to ε on the proportional split (σ = 0) ----------------------------------------------------
@@ -430,6 +547,14 @@ CLAIMS: tuple[Claim, ...] = (
         "of h with spectrum geomspace(1e-3, 1, 8), delta_f = 0.02, delta_g = 0.5, 6 iterations from 1",
         why="Algorithm 1 outputs x_K; on the proportional split both coin branches give the same oracles",
         metric="deviation", x="iteration", params=dict(_PROP), instance_kind="proportional", **_COMMON),
+    A4A5IteratesClaim(
+        id="bylinkin.thm8/exact-iterates", theorem="bylinkin.thm8", title="C-AccExtragradient with the inner "
+        "AccExtragradient: the inner phase returns xbar_T, the method x_K", algorithm="c_acc_extragradient",
+        regime="bylinkin-separation preset, inner subproblems exact, inner phase stopped by criterion (6), 6 outer "
+        "steps from x* + 1", why="Theorem 8 bounds ||grad A(xbar_{t+1})||, so the inner phase outputs xbar_{t+1}, "
+        "the point criterion (6) is checked at; Algorithm 4 outputs x_K. With deterministic oracles on a quadratic "
+        "every inner step is an affine map, so both returned points have a closed form",
+        metric="deviation", x="iteration", params=dict(_SEP), **_COMMON),
     A1RoundsClaim(
         id="bylinkin.thm1/rounds-to-eps", theorem="bylinkin.thm1", title="SC-AccExtragradient: rounds with M_f to "
         "reach eps (sigma = 0)", algorithm="sc_acc_extragradient", regime="proportional split (sigma = 0), spectrum "
