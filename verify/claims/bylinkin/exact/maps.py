@@ -251,7 +251,9 @@ def a4_a5_recursion(sp: Any, t: dict[str, float], x0: np.ndarray, outer: int,
         a_star = np.linalg.solve(MA, rA)
         target = sp.delta_f**2 / 3 * float((xl - a_star) @ (xl - a_star))
         u, ub = xl.copy(), xl.copy()
-        for step in range(1, 100_000):
+        steps = 0
+        while steps < 100_000:
+            steps += 1
             ul = tau_g * u + (1 - tau_g) * ub
             dt = (sp.A_g - sp.A_g1) @ ul - (sp.b_g - sp.b_g1)
             ub_new = np.linalg.solve(MB, ul / th_g - dt + xl / th_f - c + sp.b_f1 + sp.b_g1)
@@ -262,7 +264,7 @@ def a4_a5_recursion(sp: Any, t: dict[str, float], x0: np.ndarray, outer: int,
             tie = min(tie, abs(g2 / target - 1))
             if g2 <= target:
                 break
-        counts.append(step)
+        counts.append(steps)
         gap_out = max(gap_out, float(np.linalg.norm(u - ub) / np.linalg.norm(xl - a_star)))
         xb_new = ub if inner_output == "xbar" else u
         x = x + t["eta_f"] * sp.mu * (xb_new - x) - t["eta_f"] * (sp.H @ xb_new - sp.b)
@@ -290,7 +292,7 @@ class A4A5IteratesClaim(_BylinkinClaim):
         wrong = a4_a5_recursion(sp, t, x0, self.outer, inner_output="x")
         scale = float(np.linalg.norm(x0 - sp.xstar))
         out, xbar = alg.output(states[-1])[0], states[-1]["xbar"][0]
-        counts = [int(s["inner_total"][0] - p["inner_total"][0]) for p, s in zip(states, states[1:])]
+        counts = [int(s["inner_total"][0] - p["inner_total"][0]) for p, s in zip(states[:-1], states[1:], strict=True)]
         values = {"deviation": float(np.linalg.norm(out - ref["x"])) / scale,
                   "deviation_xbar": float(np.linalg.norm(xbar - ref["xbar"])) / scale,
                   "inner_count_mismatch": float(np.sum(np.abs(np.subtract(counts, ref["inner_steps"])))),
