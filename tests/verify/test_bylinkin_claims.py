@@ -289,3 +289,28 @@ def test_round_targets_must_be_relative_accuracies():
             variance_reduced.vr_rounds_to_eps(None, claim.params, eps, [0], 10)
         with pytest.raises(InputError, match="0 < eps < 1"):
             extragradient.rounds_to_eps(None, claim.params, eps)
+
+
+@pytest.mark.parametrize("variant_id", ["quadratic/similar-unpaired", "quadratic/similar-full-delta"])
+def test_broken_similarity_generator_fails_the_similar_quadratic_claim(variant_id):
+    # a generator that breaks its promise (mean Hessian H, max_ij ||Q_i - Q_j|| = delta) is caught by the claim
+    # that builds the preset; the correct generator passes before and after (the patched instance is not cached)
+    variant = {v.id: v for v in variants.VARIANTS}[variant_id]
+    claim = get_claim("bylinkin.thm5.corrected/similar-quadratic")
+    with variant.patch():
+        broken = _run(claim)[0]
+    assert broken["verdict"] == "fail", broken["message"]
+    assert "does not build what it promises" in broken["message"]
+    assert _run(claim)[0]["verdict"] == "pass"
+
+
+def test_similar_quadratic_claim_builds_the_preset_with_the_promised_server_similarity():
+    problem, sp, _ = instances.similar_instance()
+    assert problem.family == "quadratic" and problem.preset == "similar-quadratic"
+    # ||Q_0 - mean Hessian|| = delta/2 (t_0[0] = 1) and AEG sees delta_f + delta_g = delta/2, h = f + g exactly
+    Q, w = problem.datafit.Q, problem.weights
+    Hbar = np.einsum("k,kij->ij", w, Q)
+    assert np.linalg.norm(Q[0] - Hbar, 2) == pytest.approx(problem.params["delta"] / 2, rel=1e-12)
+    assert sp.delta_f + sp.delta_g == pytest.approx(problem.params["delta"] / 2, rel=1e-12)
+    np.testing.assert_allclose(sp.H, Hbar, atol=1e-14)
+    assert sp.mu < sp.delta_f < sp.delta_g  # Assumption 2 with the split p = 0.45

@@ -23,14 +23,9 @@ from fedrates.verify import claims
 
 PROFILE = "standard"
 
-#: kind → (owning paper, reason it is unused by the claims); an entry that becomes used fails (strict xfail)
-_BYLINKIN = "Bylinkin et al. (seed 001)"
-EXPECTED_UNUSED: dict[tuple[str, str, str], tuple[str, str]] = {
-    ("quadratic", "preset", "similar-quadratic"): (
-        _BYLINKIN, "its claims build prescribed-similarity instances from the separation family, not this preset"),
-    ("quadratic", "structure", "similar"): (
-        _BYLINKIN, "no claim builds a quadratic federation with structure=similar (the separation family is used)"),
-}
+#: kind → (owning paper, reason it is unused by the claims); an entry that becomes used fails (strict xfail).
+#: Empty: every kind is built (the ``quadratic`` Hessian-similarity preset by bylinkin.thm5.corrected/similar-quadratic)
+EXPECTED_UNUSED: dict[tuple[str, str, str], tuple[str, str]] = {}
 
 
 def catalogue_kinds() -> list[tuple[str, str, str]]:

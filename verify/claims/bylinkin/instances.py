@@ -34,6 +34,35 @@ def instance(params: dict) -> tuple[Any, Any]:
     (``"preset"``), which the other parameters override."""
     return _instance_json(json.dumps(params, sort_keys=True))
 
+#: the ``quadratic`` family's Hessian-similarity preset as a server/clients problem: the server holds client 0's
+#: function, and h, h_1 are split proportionally into f = p·h, g = (1 − p)·h (AEG uses h, h_1 and δ_f + δ_g only,
+#: so the split is immaterial to it; p = 0.45 puts δ_f = 0.45·δ/2 and δ_g = 0.55·δ/2 in Assumption 2's range)
+SIMILAR = {"preset": "similar-quadratic", "server": 0, "p": 0.45}
+
+
+@observed_cache
+def _similar(preset: str, server: int, p: float) -> tuple[Any, Any, Any]:
+    from fedrates.solvers import constants, problems
+    from fedrates.solvers.problems.separation import Split
+
+    problem = problems.make("quadratic", preset)
+    Q, b, w = problem.datafit.Q, problem.datafit.b, problem.weights
+    Hbar, bbar = np.einsum("k,kij->ij", w, Q), w @ b
+    sp = Split(A_f=p * Hbar, b_f=p * bbar, A_g=(1 - p) * Hbar, b_g=(1 - p) * bbar, A_f1=p * Q[server],
+               b_f1=p * b[server], A_g1=(1 - p) * Q[server], b_g1=(1 - p) * b[server])
+    return problem, sp, constants.compute(problem)
+
+
+def similar_instance(spec: dict | None = None) -> tuple[Any, Any, Any]:
+    """(problem, split, certified constants) of a ``quadratic`` federation with ``structure=similar``
+    (f_k(w) = ½(w − c_k)ᵀQ_k(w − c_k), mean Hessian H̄ = Σ_k π_k Q_k): h = Σ_k π_k f_k, the server's h_1 = f_server,
+    split as f = p·h, g = (1 − p)·h, f_1 = p·h_1, g_1 = (1 − p)·h_1 (see :data:`SIMILAR`), so
+    δ_f + δ_g = ‖Q_server − H̄‖₂.  Cached per process; the constants are :func:`fedrates.solvers.constants.compute`'s
+    (certified by the pipeline)."""
+    s = {**SIMILAR, **(spec or {})}
+    return _similar(str(s["preset"]), int(s["server"]), float(s["p"]))
+
+
 #: the deterministic counterexample to Theorem 5's printed recursion (1-d dynamics embedded in d = 2 so that
 #: μ = λ_min(H) exactly)
 COUNTEREXAMPLE = {"h_top": 0.3375, "mu": 0.01, "delta_f": 0.4, "delta_g": 0.6, "iterations": 12}

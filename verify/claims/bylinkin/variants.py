@@ -1,6 +1,7 @@
 """Bylinkin et al.: the broken variants — algorithms with one deliberate defect each (a shared coin, a dropped
-importance weight, a wrong step, tuning or output) and one broken constant (δ computed as a signed eigenvalue), each
-naming the claims that must reject it."""
+importance weight, a wrong step, tuning or output), one broken constant (δ computed as a signed eigenvalue) and two
+broken instance generators (the ``quadratic`` family's Hessian-similarity structure), each naming the claims that
+must reject it."""
 
 from __future__ import annotations
 
@@ -284,6 +285,42 @@ def _signed_delta() -> Any:
         _instance_json.cache_clear()
 
 
+@contextmanager
+def _similar_generator(kind: str) -> Any:
+    """The ``quadratic`` family's ``structure=similar`` generator with one defect: ``unpaired`` draws every t_k
+    independently (no ± pairs, so the mean Hessian is not H), ``full-delta`` drops the ½ of
+    Q_k = H + ½δ U diag(t_k) Uᵀ (so max_ij‖Q_i − Q_j‖ = 2δ)."""
+    from fedrates.solvers.problems import quadratic
+    from fedrates.verify.claims.bylinkin import instances
+
+    original = quadratic._hessians_and_centres
+
+    def patched(p: dict, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        if p["structure"] != "similar":
+            return original(p, rng)
+        K, d = p["clients"], p["dim"]
+        H = quadratic._random_hessian(rng, p["mu"], p["L"], d)
+        U = quadratic.haar_orthogonal(rng, d)
+        if kind == "unpaired":
+            t = rng.uniform(-1.0, 1.0, (K, d))
+            t[0, 0], t[K // 2, 0] = 1.0, -1.0
+        else:
+            half = rng.uniform(-1.0, 1.0, (K // 2, d))
+            half[0, 0] = 1.0
+            t = np.concatenate([half, -half])
+        scale = 0.5 * p["delta"] if kind == "unpaired" else p["delta"]
+        Q = H[None] + scale * np.einsum("ij,kj,lj->kil", U, t, U)
+        return 0.5 * (Q + np.swapaxes(Q, 1, 2)), p["spread"] * rng.standard_normal((K, d))
+
+    quadratic._hessians_and_centres = patched
+    instances._similar.cache_clear()
+    try:
+        yield
+    finally:
+        quadratic._hessians_and_centres = original
+        instances._similar.cache_clear()
+
+
 def _swap(key: str) -> Any:
     return lambda claim: claim.with_algorithm(variant_algorithm(key))
 
@@ -303,7 +340,8 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("bylinkin.thm1/split-rounds",), apply=_swap("p-uniform")),
     BrokenVariant("aeg/double-eta", "algorithm", "step eta twice the tuning (9)",
                   ("bylinkin.thm5/spectral-radius", "bylinkin.thm5.corrected/one-step",
-                   "bylinkin.thm5.corrected/one-step-signed"), apply=_swap("aeg-double-eta")),
+                   "bylinkin.thm5.corrected/one-step-signed", "bylinkin.thm5.corrected/similar-quadratic"),
+                  apply=_swap("aeg-double-eta")),
     BrokenVariant("aeg/inexact-100x", "algorithm",
                   "server subproblems stopped at 100x the accuracy constant 1/(11 theta^2) of criterion (4)",
                   ("bylinkin.thm5.corrected/inexact-trajectory",), apply=_swap("aeg-inexact-100x")),
@@ -325,7 +363,9 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   ("bylinkin.thm4/outer-criterion", "bylinkin.thm8/exact-iterates"), apply=_swap("inner-10x")),
     BrokenVariant("aeg/theta-from-df", "algorithm",
                   "the baseline tuned with delta_f only, theta = 1/(3 delta_f), ignoring g_1's dissimilarity",
-                  ("bylinkin.thm4/aeg-baseline", "bylinkin.thm4/aeg-ratio"), apply=_swap("aeg-theta-from-df")),
+                  ("bylinkin.thm4/aeg-baseline", "bylinkin.thm4/aeg-ratio",
+                   "bylinkin.thm5.corrected/similar-quadratic"),
+                  apply=_swap("aeg-theta-from-df")),
     BrokenVariant("c_acc_extragradient/tau-g-double", "algorithm",
                   "inner momentum tau_g = sqrt(theta_g/theta_f) (the factor 1/2 of (31) dropped)",
                   ("bylinkin.thm8.rate/recursion", "bylinkin.thm8/exact-iterates"), apply=_swap("tau-g-double")),
@@ -383,6 +423,14 @@ VARIANTS: tuple[BrokenVariant, ...] = (
                   "VRCS step theta = (1/2) sqrt(p(1-p)q/(p delta_g^2 + (1-p) delta_f^2)), twice tuning (23) (still "
                   "within Lemma 4's theta <= 1/(2(delta_f + delta_g)))",
                   ("bylinkin.thm6/lyapunov-step", "bylinkin.thm6/explicit-rate"), apply=_swap("vrcs-theta-double")),
+    BrokenVariant("quadratic/similar-unpaired", "instance",
+                  "structure=similar draws every client's t_k independently instead of in +/- pairs (the mean Hessian "
+                  "is no longer H, so its smallest eigenvalue is not mu)",
+                  ("bylinkin.thm5.corrected/similar-quadratic",), patch=lambda: _similar_generator("unpaired")),
+    BrokenVariant("quadratic/similar-full-delta", "instance",
+                  "structure=similar builds Q_k = H + delta U diag(t_k) U^T (the 1/2 dropped: max_ij ||Q_i - Q_j|| = "
+                  "2 delta instead of delta)",
+                  ("bylinkin.thm5.corrected/similar-quadratic",), patch=lambda: _similar_generator("full-delta")),
     BrokenVariant("sc_acc_extragradient/returns-xbar", "algorithm",
                   "SC-AccExtragradient returns xbar_K (the other variable of the extragradient pair) instead of x_K",
                   ("bylinkin.thm1/exact-iterates", "bylinkin.thm1/exact-mean"), apply=_swap("sc-returns-xbar")),
