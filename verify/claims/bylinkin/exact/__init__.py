@@ -20,6 +20,9 @@ The erratum claims built on these classes are in :mod:`fedrates.verify.claims.by
   Φ_{k+1}/Φ_k (σ = 0: the AEG iteration, an exact linear map probed with basis states) against 1 − ½√(μθ);
   the printed Φ = (τ/η)‖x − x*‖² + gap fails it (the missing factor 2), the corrected Φ^c = μ‖x − x*‖² + gap holds;
 * ``bylinkin.thm5/spectral-radius`` — the AEG iteration's spectral radius equals 1 − ½√(μθ) exactly;
+* ``bylinkin.thm5.corrected/similar-quadratic`` — AEG on the ``quadratic`` family's ``similar-quadratic`` preset
+  (server = client 0, ‖Q_0 − Q̄‖ = δ/2): the certified μ, L, δ, δ_mean equal the generator's promise, the spectral
+  radius equals 1 − ½√(μθ) with θ = 1/(3·δ/2) from the promise, and Φ^c contracts by ρ from every state;
 * ``bylinkin.thm1/exact-mean``      — SC-AccExtragradient: the Monte-Carlo mean of two projections of x_K − x*
   equals the exact mean recursion (four coin branches), two-sided;
 * ``bylinkin.thm1/second-moment``   — E Φ^c_K equals the exact second-moment recursion Σ_b π_b M_b S M_bᵀ
