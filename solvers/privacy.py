@@ -221,8 +221,8 @@ def epsilon(noise_multiplier: float, rate: float, rounds: int, delta: float, *, 
 
     ``interval`` is the PLD discretisation of the privacy loss (:data:`PLD_INTERVAL`, dp-accounting's default;
     :data:`PLD_CALIBRATION_INTERVAL` is 5-10x faster): the discretisation is pessimistic, so every interval gives an
-    upper bound on the exact ε, finer ones usually a tighter one.  ε is computed at :func:`key_multiplier` (z rounded down by at most
-    a relative 1e-12), so it is never below the ε of z itself."""
+    upper bound on the exact ε, finer ones usually a tighter one.  ε is computed at :func:`key_multiplier` (z rounded
+    down by at most a relative 1e-12), so it is never below the ε of z itself."""
     _check(accountant, adjacency)
     z, p, K, d = _positive("noise_multiplier", noise_multiplier), _rate(rate), _rounds(rounds), _delta(delta)
     step = _positive("interval", interval)
