@@ -279,6 +279,28 @@ def test_fedproxvr_runs_on_one_indefinite_device(nc):
         assert algorithms.make(name, mu=0.5 * lam).supports(sub) is not None
 
 
+@pytest.mark.parametrize("estimator", ["sarah", "svrg"])
+def test_moments_of_one_indefinite_device_equal_its_entry_in_the_federation(nc, estimator):
+    """The exact moment recursion needs only per-device quantities: run on device n's one-device federation (an
+    indefinite Hessian, no optimum) with the federation's η = 1/(βL), E‖∇J_n(w_n)‖² equals entry n of the
+    federation's recursion; with the device's own smaller L (another η) it differs."""
+    import dataclasses
+
+    from fedrates.verify.claims.dinh.instances import _moments
+
+    full = fedproxvr_constants.compute(nc)
+    alg = algorithms.make(f"fedproxvr_{estimator}", mu=full.lam + 2 * full.L, beta=6.0, tau=7)
+    z0 = np.array([0.7, -1.3])
+    whole = _moments(nc, full, alg).surrogate_grad_sq(z0)
+    for n in range(nc.clients):
+        sub = device_problem(nc, n)
+        own = fedproxvr_constants.device_constants(sub)
+        same_eta = _moments(sub, dataclasses.replace(own, L=full.L), alg).surrogate_grad_sq(z0)
+        assert same_eta[0] == pytest.approx(whole[n], rel=1e-12)
+        if own.L < full.L:
+            assert _moments(sub, own, alg).surrogate_grad_sq(z0)[0] != pytest.approx(whole[n], rel=1e-3)
+
+
 def test_beta_min_and_theta_reference_values():
     b, t = fb.beta_min(1.0, 10.0, 0.5, 0.3)
     assert b == pytest.approx(12.7037621234376, rel=1e-9) and t == pytest.approx(94.5141014938361, rel=1e-9)
