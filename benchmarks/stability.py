@@ -7,6 +7,10 @@ standard. Exit status 1 when some verdict changes.
     python benchmarks/stability.py                          # quick and standard, 10 seeds each
     python benchmarks/stability.py --profiles quick --seeds 3 --only 'bylinkin.*' --jobs 2
     python benchmarks/stability.py --json stability.json    # also write the per-seed verdicts
+    python benchmarks/stability.py --json stability.json --resume   # skip the seeds the file already has
+
+With ``--json`` the file is rewritten after every seed, so an interrupted run keeps what it finished and
+``--resume`` goes on from there.
 """
 
 from __future__ import annotations
@@ -47,6 +51,19 @@ def changes(per_seed: dict[int, dict[str, str]]) -> dict[str, dict[int, str]]:
     return out
 
 
+def _write(path: Path, report: dict) -> None:
+    """Write the report atomically (a temporary file renamed over FILE)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(report, indent=1, sort_keys=True), encoding="utf-8")
+    tmp.replace(path)
+
+
+def _previous(path: Path, only: str | None) -> dict:
+    """The profiles of an earlier report run with the same ``--only`` (others would mix claim sets)."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return {profile: entry for profile, entry in doc.items() if entry.get("only") == only}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--profiles", nargs="+", default=["quick", "standard"])
@@ -54,15 +71,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=None, help="claim pattern, as for verify --only")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", default=None, metavar="FILE", help="write every verdict per profile and seed")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --json: keep the seeds already in FILE (same --only) and run the others")
     args = parser.parse_args(argv)
+    if args.resume and not args.json:
+        parser.error("--resume needs --json FILE")
     report: dict[str, dict] = {}
+    previous = _previous(Path(args.json), args.only) if args.resume and Path(args.json).exists() else {}
     total_changes = 0
     for profile in args.profiles:
-        per_seed: dict[int, dict[str, str]] = {}
+        per_seed: dict[int, dict[str, str]] = {
+            int(k): v for k, v in previous.get(profile, {}).get("per_seed", {}).items() if int(k) < args.seeds}
         started = time.perf_counter()
         for seed in range(args.seeds):
-            with tempfile.TemporaryDirectory(prefix=f"fedrates-stability-{profile}-{seed}-") as tmp:
-                per_seed[seed] = run_profile(profile, seed, args.only, args.jobs, Path(tmp))
+            if seed not in per_seed:
+                with tempfile.TemporaryDirectory(prefix=f"fedrates-stability-{profile}-{seed}-") as tmp:
+                    per_seed[seed] = run_profile(profile, seed, args.only, args.jobs, Path(tmp))
+                if args.json:
+                    report[profile] = {"per_seed": {str(k): v for k, v in per_seed.items()}, "only": args.only}
+                    _write(Path(args.json), {**previous, **report})
             counts: dict[str, int] = defaultdict(int)
             for verdict in per_seed[seed].values():
                 counts[verdict] += 1
@@ -74,9 +101,10 @@ def main(argv: list[str] | None = None) -> int:
               f"0..{args.seeds - 1} ({seconds:.0f} s)")
         for claim, row in changed.items():
             print(f"  {claim}: " + ", ".join(f"{seed}={verdict}" for seed, verdict in row.items()))
-        report[profile] = {"per_seed": {str(k): v for k, v in per_seed.items()}, "changes": changed}
+        report[profile] = {"per_seed": {str(k): v for k, v in per_seed.items()}, "changes": changed,
+                           "only": args.only}
     if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=1, sort_keys=True), encoding="utf-8")
+        _write(Path(args.json), {**previous, **report})
     print(f"target 0 verdict changes: {'met' if total_changes == 0 else 'NOT met'} ({total_changes})")
     return 0 if total_changes == 0 else 1
 

@@ -86,3 +86,17 @@ def test_bad_input_is_one_line():
         P.noise_multiplier_for(1.0, 1.0, 1.0, 1)
     with pytest.raises(InputError, match="pld"):
         P.noise_multiplier_for(1.0, 1e-5, 0.5, 3, accountant="rdp", adjacency="replace-one")
+
+
+def test_multiplier_key_is_never_above_the_multiplier_and_merges_last_bit_noise() -> None:
+    import numpy as np
+
+    for z in np.exp(np.random.default_rng(7).uniform(-8, 8, 200)):
+        key = P.key_multiplier(float(z))
+        assert key <= z and (z - key) / z < 1e-11
+    # one multiplier reached by two roundings (σ = zC/r and back at two clips): one key, one accountant run, one ε
+    pair = (0.3375177749699333, 0.33751777496993335)
+    assert pair[0] != pair[1] and P.key_multiplier(pair[0]) == P.key_multiplier(pair[1])
+    before = P._epsilon.cache_info().misses
+    eps = {P.epsilon(v, 1.0, 5, 1e-5) for v in (3.0, math.nextafter(3.0, math.inf))}
+    assert len(eps) == 1 and P._epsilon.cache_info().misses - before == 1

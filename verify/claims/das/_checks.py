@@ -147,9 +147,9 @@ class _DasClaim(Claim):
     def privacy_statement(self) -> list[tuple[str, float]]:
         """(text, ε) per configuration with noise σ > 0 and a finite clip C: the ε at δ = 1e-5 that K rounds of
         Algorithm 1/2 at Poisson rate p = r/n (1: full participation) buy at client level (add/remove, sum
-        sensitivity C, noise multiplier z = rσ/C), by dp-accounting's PLD accountant (:mod:`fedrates.solvers.privacy`);
-        a configuration that states a target ``eps`` has σ calibrated to it (:func:`config_sigma`), and the text says
-        so."""
+        sensitivity C, noise multiplier z = rσ/C), by dp-accounting's PLD accountant (:mod:`fedrates.solvers.privacy`)
+        on the calibrations' loss grid (pessimistic: an upper bound on the exact ε); a configuration that states a
+        target ``eps`` has σ calibrated to it (:func:`config_sigma`), and the text says so."""
         configs = getattr(self, "configs", ())
         params = getattr(self, "problem_params", None)
         if not configs or params is None:
@@ -173,10 +173,11 @@ class _DasClaim(Claim):
             if sigma <= 0:
                 continue
             p = float(cfg.get("rate", 1.0))
-            eps = P.epsilon(p * n * sigma / C, p, K, 1e-5, accountant="pld")
+            eps = P.epsilon(p * n * sigma / C, p, K, 1e-5, accountant="pld", interval=P.PLD_CALIBRATION_INTERVAL)
             target = f"calibrated to eps = {cfg['eps']:g}: " if "eps" in cfg else ""
             out.append((f"{target}sigma = {sigma:.4g}, C = {C:g}, K = {K}, n = {n}, r = {p * n:g}: ({eps:.4g}, "
-                        "1e-5)-DP (PLD, add/remove, client level)", float(eps)))
+                        f"1e-5)-DP (PLD on a {P.PLD_CALIBRATION_INTERVAL:g} loss grid, an upper bound; add/remove, "
+                        "client level)", float(eps)))
         return out
 
 
