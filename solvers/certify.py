@@ -39,9 +39,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CertifiedConstant", "REL", "check_certified", "for_constants", "for_dinh", "for_separation",
-           "for_buttaci", "for_das", "for_structured", "lambda_max_upper", "lambda_min_lower", "abs_eig_upper",
-           "trs_dual_upper", "to_dict", "from_dict"]
+__all__ = ["CertifiedConstant", "REL", "check_certified", "for_constants", "for_dinh", "for_dinh_device",
+           "for_separation", "for_buttaci", "for_das", "for_structured", "lambda_max_upper", "lambda_min_lower",
+           "abs_eig_upper", "trs_dual_upper", "to_dict", "from_dict"]
 
 #: relative agreement required between the value, its witness and (when exact) its upper side
 REL = 1e-9
@@ -813,18 +813,20 @@ def _das(problem: Any, L: float, Delta: np.ndarray, w_star: np.ndarray) -> dict[
 
 
 # ==== Dinh et al. (FedProxVR) ======================================================================================
-def for_dinh(problem: Any, const: Any) -> tuple[dict[str, CertifiedConstant], dict[str, str]]:
-    """Certificates of :class:`~fedrates.solvers.fedproxvr_constants.DinhConstants` (Assumption 1)."""
+def for_dinh_device(problem: Any, const: Any) -> tuple[dict[str, CertifiedConstant], dict[str, str]]:
+    """Certificates of the per-device constants of Assumption 1 (L of (3), L_ms, L_F, λ of (4)) of a
+    :class:`~fedrates.solvers.fedproxvr_constants.DinhDeviceConstants` or ``DinhConstants``: every witness and every
+    upper side reads each device's own sample or device Hessians, never the average Ā (so they exist when Ā is
+    singular or indefinite)."""
     from fedrates.solvers.fedproxvr_constants import ASSUMPTIONS as A
     from fedrates.solvers.problems.finite_sum import finite_sum
 
     wit = dict(getattr(const, "witnesses", {}) or {})
     fs = finite_sum(problem)
     Qi = fs.sample_hessians
-    K, n, d = Qi.shape[0], Qi.shape[1], Qi.shape[2]
+    n, d = Qi.shape[1], Qi.shape[2]
     Adev = _stack(problem.datafit.hessians)
     certs: dict[str, CertifiedConstant] = {}
-    skip: dict[str, str] = {}
     scale = max(float(const.L), np.finfo(float).tiny)
 
     dev, smp, v = int(wit["L"]["device"]), int(wit["L"]["sample"]), _vec(wit["L"]["vector"])
@@ -854,6 +856,19 @@ def for_dinh(problem: Any, const: Any) -> tuple[dict[str, CertifiedConstant], di
         "max(0, −vᵀA_nv/vᵀv) with A_nv = ∇F_n(v) − ∇F_n(0) on the witness device (each device's own Hessian)",
         "max(0, −l), l ≤ min_n λ_min(A_n) by Cholesky of A_n − lI over every device",
         "max_n max(0, −λ_min(A_n))", A["lam"], scale=scale)
+    return certs, {}
+
+
+def for_dinh(problem: Any, const: Any) -> tuple[dict[str, CertifiedConstant], dict[str, str]]:
+    """Certificates of :class:`~fedrates.solvers.fedproxvr_constants.DinhConstants` (Assumption 1): the per-device
+    ones of :func:`for_dinh_device`, then m, Δ and σ̄² (which need the global optimum)."""
+    from fedrates.solvers.fedproxvr_constants import ASSUMPTIONS as A
+
+    wit = dict(getattr(const, "witnesses", {}) or {})
+    K, d = problem.datafit.hessians.shape[0], problem.dim
+    Adev = _stack(problem.datafit.hessians)
+    certs, skip = for_dinh_device(problem, const)
+    scale = max(float(const.L), np.finfo(float).tiny)
     v = _vec(wit["m"]["vector"])
     certs["m"] = CertifiedConstant(
         "m", const.m, _mean_rayleigh(problem, v), lambda_min_lower(const.Abar, const.m), {"vector": v.tolist()},
@@ -1151,6 +1166,8 @@ def cached_certificates(problem: Any, const: Any, kind: str = "constants",
     value (e.g. a constant replaced after it was computed) or changed code is a miss, never a stale hit.  A damaged
     entry is removed and recomputed (see :func:`fedrates.solvers._cache.load_document`)."""
     def compute() -> tuple[dict, dict]:
+        if kind == "dinh-device":
+            return for_dinh_device(problem, const)
         return for_dinh(problem, const) if kind == "dinh" else for_constants(problem, const)
 
     return _cached(problem, kind, const, compute, use_disk)

@@ -12,6 +12,12 @@ averages A_n = mean_i Q_i, b_n and p_n = D_n/D:
   ∇F̄ = Ā(w − w*), so σ_n = ‖(A_n − Ā)Ā⁻¹‖₂ exactly (sup attained); if some ∇F_n(w*) ≠ 0, σ_n = ∞;
 * ``sigma_bar_sq`` Σ_n p_n σ_n²;  ``m`` PL constant λ_min(Ā) of F̄;  ``Delta`` F̄(w̄⁰) − F̄*;
 * ``w_star``, ``F_star`` the minimiser Ā⁻¹b̄ and minimum (closed form; certified gap 0 up to rounding).
+
+The first four (and each device's own λ_n = max(0, −λ_min(A_n))) are *per-device* quantities: they exist for any
+finite-sum federation, including one whose average Hessian Ā is singular or indefinite (e.g. the single indefinite
+device of a ``dinh_nc`` federation on which Lemma 1 is measured).  :func:`device_constants` computes only those
+(:class:`DinhDeviceConstants`); :func:`compute` adds the global-optimum quantities (w*, F̄*, σ_n, m, Δ) and refuses,
+with one line, an instance whose Ā is not positive definite (F̄ then has no unique minimiser: they are undefined).
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ from fedrates.solvers.errors import InputError
 from fedrates.solvers.problems.base import Problem
 from fedrates.solvers.problems.finite_sum import finite_sum
 
-__all__ = ["DinhConstants", "compute", "ASSUMPTIONS"]
+__all__ = ["DinhConstants", "DinhDeviceConstants", "compute", "device_constants", "ASSUMPTIONS",
+           "DEVICE_CONSTANTS"]
 
 #: which assumption of Dinh et al. each constant instantiates
 ASSUMPTIONS = {
@@ -38,6 +45,45 @@ ASSUMPTIONS = {
     "m": "PL constant of Fbar: lambda_min(Abar)",
     "Delta": "cost gap Fbar(w0) - Fbar* (Theorem 1)",
 }
+#: the constants that are defined device by device (no global optimum needed: Lemma 1)
+DEVICE_CONSTANTS = ("L", "L_ms", "L_F", "lam")
+
+
+@dataclass(frozen=True)
+class DinhDeviceConstants:
+    """The per-device constants of Assumption 1 (L of (3), L_ms, L_F, λ of (4) and each device's own λ_n): what
+    Lemma 1 needs on device n besides ∇F_n(w̄), defined whether or not the average Hessian Ā is positive definite."""
+
+    p: np.ndarray
+    A: np.ndarray
+    b: np.ndarray
+    L: float
+    L_ms: float
+    L_F: float
+    lam: float
+    #: λ_n = max(0, −λ_min(A_n)) per device (λ = max_n λ_n)
+    lam_n: np.ndarray
+    notes: dict = field(default_factory=dict)
+    witnesses: dict = field(default_factory=dict, repr=False)
+    problem_ref: Any = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def _certified(self) -> tuple[dict, dict]:
+        from fedrates.solvers import certify
+
+        if self.problem_ref is None:
+            return {}, {"*": "no instance attached: certificates need the problem"}
+        return certify.cached_certificates(self.problem_ref, self, kind="dinh-device")
+
+    @property
+    def certificates(self) -> dict[str, Any]:
+        """name → :class:`~fedrates.solvers.certify.CertifiedConstant` of L, L_ms, L_F and λ (each device's own
+        Hessian, never the average's)."""
+        return self._certified[0]
+
+    @property
+    def uncertified(self) -> dict[str, str]:
+        return self._certified[1]
 
 
 @dataclass(frozen=True)
@@ -97,8 +143,17 @@ def compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
     return certify.observe(_compute(problem, w0))
 
 
-def _compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
-    """The constants (see :func:`compute`)."""
+def device_constants(problem: Problem) -> DinhDeviceConstants:
+    """The per-device constants (L, L_ms, L_F, λ, λ_n) of a finite-sum problem (InputError otherwise), whatever its
+    average Hessian; recorded for :func:`fedrates.solvers.certify.observing` like :func:`compute`."""
+    from fedrates.solvers import certify
+
+    return certify.observe(_device(problem))
+
+
+def _device(problem: Problem) -> DinhDeviceConstants:
+    """The per-device constants (see :func:`device_constants`): every value from each device's own sample and
+    device Hessians, never from the average Ā."""
     fs = finite_sum(problem)
     if fs is None:
         raise InputError(f"problem {problem.name} has no per-sample structure; expected a finite-sum least-squares "
@@ -106,7 +161,6 @@ def _compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
     p = np.asarray(problem.weights, dtype=float)
     fit = problem.datafit
     A, b = fit.hessians, fit.linear_terms
-    Abar, bbar, cbar = fit.mean_quadratic(p)
     Qi = fs.sample_hessians
     # values exactly as before (eigvalsh); the witnesses from separate eigendecompositions (eigh)
     L = float(np.max(np.abs(np.linalg.eigvalsh(Qi))))
@@ -115,8 +169,7 @@ def _compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
     eigA = np.linalg.eigvalsh(A)
     L_F = float(np.max(np.abs(eigA)))
     lam = float(max(0.0, -eigA.min()))
-    eig_bar = np.linalg.eigvalsh(Abar)
-    m = float(eig_bar.min())
+    lam_n = np.maximum(0.0, -eigA[:, 0])
     eQ, VQ = np.linalg.eigh(Qi)
     n_, i_, j_ = np.unravel_index(int(np.argmax(np.abs(eQ))), eQ.shape)
     eM, VM = np.linalg.eigh(Msq)
@@ -124,14 +177,28 @@ def _compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
     eA, VA = np.linalg.eigh(A)
     kF, jF = np.unravel_index(int(np.argmax(np.abs(eA))), eA.shape)
     k_lam = int(np.argmin(eA[:, 0]))
-    V_bar = np.linalg.eigh(Abar)[1]
     witnesses = {"L": {"device": int(n_), "sample": int(i_), "vector": VQ[n_, i_][:, j_].copy()},
                  "L_ms": {"device": k_ms, "vector": VM[k_ms][:, -1].copy()},
                  "L_F": {"device": int(kF), "vector": VA[kF][:, jF].copy()},
-                 "lam": {"device": k_lam, "vector": VA[k_lam][:, 0].copy()},
-                 "m": {"vector": V_bar[:, 0].copy()}}
+                 "lam": {"device": k_lam, "vector": VA[k_lam][:, 0].copy()}}
+    return DinhDeviceConstants(p=p, A=A, b=b, L=L, L_ms=L_ms, L_F=L_F, lam=lam, lam_n=lam_n,
+                               notes={k: ASSUMPTIONS[k] for k in DEVICE_CONSTANTS}, witnesses=witnesses,
+                               problem_ref=problem)
+
+
+def _compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
+    """The constants (see :func:`compute`)."""
+    dev = _device(problem)
+    p, A, b = dev.p, dev.A, dev.b
+    Abar, bbar, cbar = problem.datafit.mean_quadratic(p)
+    eig_bar = np.linalg.eigvalsh(Abar)
+    m = float(eig_bar.min())
+    V_bar = np.linalg.eigh(Abar)[1]
+    witnesses = {**dev.witnesses, "m": {"vector": V_bar[:, 0].copy()}}
     if m <= 0:
-        raise InputError("the average Hessian is singular; expected a positive-definite Abar (unique minimiser)")
+        raise InputError(f"the average Hessian is not positive definite (lambda_min = {m:.4g}): Fbar has no unique "
+                         "minimiser, so w*, Fbar*, sigma_n and Delta are undefined; the per-device constants (L, "
+                         "lambda) are fedproxvr_constants.device_constants")
     w_star = np.linalg.solve(Abar, bbar)
     F = lambda w: float(0.5 * w @ Abar @ w - bbar @ w + cbar)  # noqa: E731
     residual = np.linalg.norm(np.einsum("kde,e->kd", A, w_star) - b, axis=1)
@@ -145,7 +212,7 @@ def _compute(problem: Problem, w0: np.ndarray | None = None) -> DinhConstants:
     w0 = np.zeros(problem.dim) if w0 is None else np.asarray(w0, dtype=float)
     F_star = F(w_star)
     witnesses["Delta"] = {"w0": w0.copy()}
-    return DinhConstants(p=p, A=A, b=b, Abar=Abar, bbar=bbar, L=L, L_ms=L_ms, L_F=L_F, lam=lam, m=m, sigma=sigma,
-                         sigma_bar_sq=float(p @ sigma**2), w_star=w_star, F_star=F_star, Delta=F(w0) - F_star,
-                         realisable=realisable, notes=dict(ASSUMPTIONS), witnesses=witnesses,
+    return DinhConstants(p=p, A=A, b=b, Abar=Abar, bbar=bbar, L=dev.L, L_ms=dev.L_ms, L_F=dev.L_F, lam=dev.lam, m=m,
+                         sigma=sigma, sigma_bar_sq=float(p @ sigma**2), w_star=w_star, F_star=F_star,
+                         Delta=F(w0) - F_star, realisable=realisable, notes=dict(ASSUMPTIONS), witnesses=witnesses,
                          problem_ref=problem)

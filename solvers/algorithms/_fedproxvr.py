@@ -48,7 +48,7 @@ ESTIMATORS = ("sarah", "svrg", "sgd")
 def _instance_constants(fingerprint: str, problem: Any) -> tuple[float, float]:
     from fedrates.solvers import fedproxvr_constants
 
-    c = fedproxvr_constants.compute(problem)
+    c = fedproxvr_constants.device_constants(problem)  # per device: defined for an indefinite single device too
     return c.L, c.lam
 
 

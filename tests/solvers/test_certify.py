@@ -404,3 +404,23 @@ def test_a_witness_that_cannot_be_evaluated_is_a_disagreement():
     wrong = dc.replace(c, witnesses={**c.witnesses, "L": {"client": p.clients + 3, "vector": [1.0]}})
     (line,) = _wrong(wrong.certificates, "L")
     assert "not finite" in line
+
+
+@pytest.mark.parametrize("which", ["mean", "min"])
+def test_dinh_catalogue_variants_of_lambda_are_flagged_per_device(which):
+    """λ of (4) from the mean Hessian, or as the smallest device modulus, disagrees with the certificate read from
+    each device's own Hessian, in both routes (compute and device_constants)."""
+    from fedrates.verify.claims.dinh import variants as dinh_variants
+    from fedrates.verify.claims.dinh.instances import device_problem
+
+    p = problems.make("dinh_nc", clients=2, samples=4, dim=2, shift=1.0)
+    assert check_certified(fedproxvr_constants.compute(p)) == []
+    with dinh_variants._patch_lam(which):
+        full = fedproxvr_constants.compute(p)
+        per_device = fedproxvr_constants.device_constants(p)
+        one_device = fedproxvr_constants.device_constants(device_problem(p, 0))
+    for source in (full, per_device):
+        lines = check_certified(source)
+        assert lines and all(line.startswith("lam ") for line in lines)
+    # a single device's mean Hessian is its own Hessian: the variants coincide with λ_n there
+    assert check_certified(one_device) == []

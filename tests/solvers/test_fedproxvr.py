@@ -232,6 +232,75 @@ def test_weak_convexity_and_smoothness_of_the_nonconvex_family(nc):
 
 
 # ---- Lemma 1, Theorem 1 and §4.3 formulas against hand-derived numbers ----------------------------------------
+def test_per_device_constants_of_an_indefinite_single_device(nc):
+    """Lemma 1 is per device: each one-device federation of dinh_nc has an indefinite Hessian A_n; its L of (3)
+    (max_i‖Q_i‖₂ over its samples) and λ_n = −λ_min(A_n) are defined and certified, while compute() refuses with one
+    line (w*, σ_n, Δ need a positive-definite average)."""
+    from fedrates.solvers.certify import check_certified
+
+    full = fedproxvr_constants.compute(nc)
+    lams = []
+    for n in range(nc.clients):
+        sub = device_problem(nc, n)
+        dev = fedproxvr_constants.device_constants(sub)
+        eig = np.linalg.eigvalsh(full.A[n])
+        assert eig[0] < 0 < eig[-1]
+        assert dev.lam == pytest.approx(-eig[0], rel=1e-12)
+        assert dev.lam_n.tolist() == [dev.lam]
+        Q = finite_sum(sub).sample_hessians[0]
+        assert dev.L == pytest.approx(max(np.abs(np.linalg.eigvalsh(q)).max() for q in Q), rel=1e-12)
+        assert set(dev.certificates) == set(fedproxvr_constants.DEVICE_CONSTANTS)
+        assert check_certified(dev) == []
+        with pytest.raises(InputError) as exc:
+            fedproxvr_constants.compute(sub)
+        assert "\n" not in str(exc.value) and "not positive definite" in str(exc.value)
+        lams.append(dev.lam)
+    # λ of (4) is the largest device modulus; the average Ā ≻ 0 alone would give 0
+    assert full.lam == pytest.approx(max(lams), rel=1e-12) and np.linalg.eigvalsh(full.Abar)[0] > 0
+    whole = fedproxvr_constants.device_constants(nc)
+    assert (whole.L, whole.lam) == (full.L, full.lam)
+    assert whole.lam_n == pytest.approx(lams, rel=1e-12)
+
+
+def test_fedproxvr_runs_on_one_indefinite_device(nc):
+    """The real algorithm on a single indefinite device (Lemma 1's setting): μ > λ_n runs, μ ≤ λ_n is refused."""
+    from fedrates.verify.claims.dinh.instances import _reference
+
+    sub = device_problem(nc, 0)
+    lam = fedproxvr_constants.device_constants(sub).lam
+    # F_0 is unbounded below: the metrics use the federation's shared stationary point (as the claims do)
+    ref = _reference(fedproxvr_constants.compute(nc))
+    for name in ("fedproxvr_sarah", "fedproxvr_svrg"):
+        xs: list = []
+        algorithms.run_batch(algorithms.make(name, mu=lam + 1.0, beta=4.0, tau=3), sub, 1, seeds=[0, 1],
+                             w0=nc.truth + 1.0, reference=ref,
+                             callback=lambda r, st, out=xs: out.append(np.array(st["x"])))
+        assert np.all(np.isfinite(xs[0])) and not np.allclose(xs[0][0], xs[0][1])
+        assert algorithms.make(name, mu=0.5 * lam).supports(sub) is not None
+
+
+@pytest.mark.parametrize("estimator", ["sarah", "svrg"])
+def test_moments_of_one_indefinite_device_equal_its_entry_in_the_federation(nc, estimator):
+    """The exact moment recursion needs only per-device quantities: run on device n's one-device federation (an
+    indefinite Hessian, no optimum) with the federation's η = 1/(βL), E‖∇J_n(w_n)‖² equals entry n of the
+    federation's recursion; with the device's own smaller L (another η) it differs."""
+    import dataclasses
+
+    from fedrates.verify.claims.dinh.instances import _moments
+
+    full = fedproxvr_constants.compute(nc)
+    alg = algorithms.make(f"fedproxvr_{estimator}", mu=full.lam + 2 * full.L, beta=6.0, tau=7)
+    z0 = np.array([0.7, -1.3])
+    whole = _moments(nc, full, alg).surrogate_grad_sq(z0)
+    for n in range(nc.clients):
+        sub = device_problem(nc, n)
+        own = fedproxvr_constants.device_constants(sub)
+        same_eta = _moments(sub, dataclasses.replace(own, L=full.L), alg).surrogate_grad_sq(z0)
+        assert same_eta[0] == pytest.approx(whole[n], rel=1e-12)
+        if own.L < full.L:
+            assert _moments(sub, own, alg).surrogate_grad_sq(z0)[0] != pytest.approx(whole[n], rel=1e-3)
+
+
 def test_beta_min_and_theta_reference_values():
     b, t = fb.beta_min(1.0, 10.0, 0.5, 0.3)
     assert b == pytest.approx(12.7037621234376, rel=1e-9) and t == pytest.approx(94.5141014938361, rel=1e-9)

@@ -15,7 +15,7 @@ import numpy as np
 from fedrates.solvers.certify import observed_cache
 
 __all__ = ["EXACT_LS", "EXACT_NC", "THEORY_LS", "THEOREM_LS", "SVRG_LS", "UNEQUAL_LS", "NOISY_LS", "NOISY_PRESET",
-           "instance", "theory_config", "sharp_config", "device_problem"]
+           "instance", "theory_config", "sharp_config", "lemma1_config", "device_problem"]
 
 _TINY = float(np.finfo(float).tiny)
 _EPS = float(np.finfo(float).eps)
@@ -113,6 +113,32 @@ def _compute_theory_config(consts: Any, theta: float, estimator: str = "sarah") 
     return {"mu": mu, "beta": float(beta), "tau": tau, "theta": theta}
 
 
+def lemma1_config(consts: Any, theta: float, mu_factor: float, estimator: str = "sarah") -> dict[str, float]:
+    """Lemma 1's own regime, from the certified per-device constants only (L of (3) = max_{n,i}‖Q_i‖₂ and λ of (4)
+    = max_n λ_n, each λ_n from device n's own Hessian): μ = λ + mu_factor·L, so that every J_n is μ̃-strongly convex
+    with μ̃ = mu_factor·L.  SARAH: β = 1.05β_min of (15), τ = ⌈τ_lower(β)⌉ of (13).  SVRG: β = 1.02ᵏ·β_min^SVRG for
+    the smallest k ≥ 0 at which the integer τ = ⌈τ_lower(β)⌉ meets (14), τ ≤ τ_max^SVRG(β) (needs θ²μ̃/L > 15.18,
+    Remark 1(1)).  No global optimum and no σ̄² enter: Lemma 1 is a per-device statement (Θ is Theorem 1's)."""
+    from fedrates.bounds import fedproxvr as fb
+
+    L, lam = consts.L, consts.lam
+    mu = lam + mu_factor * L
+    if estimator == "svrg":
+        b, _ = fb.beta_min_svrg(L, mu, lam, theta)
+        if not math.isfinite(b):
+            raise ValueError(f"Lemma 1(b) is infeasible at theta={theta}, mu_factor={mu_factor} "
+                             "(theta^2 mu~/L <= 15.18)")
+        beta = b
+        for _ in range(200):
+            if math.ceil(fb.tau_lower(beta, L, mu, lam, theta)) <= fb.tau_max_svrg(beta):
+                break
+            beta *= 1.02
+    else:
+        beta = 1.05 * fb.beta_min(L, mu, lam, theta)[0]
+    tau = int(math.ceil(fb.tau_lower(beta, L, mu, lam, theta)))
+    return {"mu": float(mu), "beta": float(beta), "tau": tau, "theta": theta}
+
+
 def device_problem(problem: Any, n: int) -> Any:
     """The one-device federation of device n (same samples, weight 1)."""
     from fedrates.solvers.problems.base import Problem
@@ -158,3 +184,7 @@ _MEAN_HYPER = {"beta": 4.0, "mu": 2.0, "tau": 10, "batch": 2}
 _THEORY_REGIME = ("Realisable least squares (N = 3, D_n = 6, d = 2); θ = 0.3, μ = argmax Θ, β = 1.05β_min of (15), "
                   "τ = ⌈τ_lower(β)⌉: every condition of Lemma 1(a) and Theorem 1 holds with the exact constants "
                   "(L = max_i‖x_i‖², λ = 0⁺, σ̄² = Σp_n‖(A_n − Ā)Ā⁻¹‖²).")
+_NC_LEMMA1_REGIME = ("Non-convex quadratics (N = 2, D_n = 4, d = 2): both devices' Hessians A_n indefinite "
+                     "(λ_n = 0.641, 0.134 from each device's own Hessian; λ = max_n λ_n = 0.641, L = 2.47), PD "
+                     "average; Lemma 1 run device by device on one-device federations (each with an indefinite "
+                     "Hessian)")

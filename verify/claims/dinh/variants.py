@@ -88,7 +88,20 @@ def _broken_classes() -> dict[str, type]:
         AnchorZero.__name__ = AnchorZero.__qualname__ = f"{base.__name__}AnchorZero"
         return AnchorZero
 
+    def prox_sign(base: type) -> type:
+        class ProxSign(base):
+            """The proximal term's gradient with the wrong sign, ∇F_n(w) − μ(w − w̄) in the local gradient of J_n:
+            the implicit step w = Z − ημ(w̄ − w) gives w = (Z − ημw̄)/(1 − ημ) instead of (10)."""
+
+            def prox(self, Z, anchor, eta):
+                return (Z - eta * self.mu * anchor) / (1.0 - eta * self.mu)
+
+        ProxSign.__name__ = ProxSign.__qualname__ = f"{base.__name__}ProxSign"
+        return ProxSign
+
     return {
+        "sarah-prox-sign": prox_sign(FedProxVRSARAH),
+        "svrg-prox-sign": prox_sign(FedProxVRSVRG),
         "sarah-anchor-zero": anchor_zero(FedProxVRSARAH),
         "svrg-anchor-zero": anchor_zero(FedProxVRSVRG),
         "svrg-no-correction": SVRGNoCorrection,
@@ -180,6 +193,37 @@ def _patch_L_of_F() -> Any:
     return ctx()
 
 
+def _patch_lam(which: str) -> Any:
+    """λ of (4) computed wrongly in both constants routes (the regime's and the algorithm's): ``mean`` from the
+    average Hessian, max(0, −λ_min(Σ_n p_n A_n)), instead of each device's own; ``min`` the smallest device modulus
+    min_n λ_n instead of the largest."""
+    from contextlib import contextmanager
+    from unittest import mock
+
+    from fedrates.solvers import fedproxvr_constants as fc
+
+    compute, device = fc.compute, fc.device_constants
+
+    def lam_of(problem: Any) -> float:
+        A = np.asarray(problem.datafit.hessians, float)
+        if which == "mean":
+            Abar = np.einsum("k,kde->de", np.asarray(problem.weights, float), A)
+            return float(max(0.0, -np.linalg.eigvalsh(Abar).min()))
+        return float(max(0.0, -np.linalg.eigvalsh(A)[:, 0].max()))
+
+    @contextmanager
+    def ctx():
+        _instance.cache_clear()
+        with mock.patch.object(fc, "compute", lambda problem, w0=None: dataclasses.replace(
+                compute(problem, w0), lam=lam_of(problem))), \
+             mock.patch.object(fc, "device_constants", lambda problem: dataclasses.replace(
+                device(problem), lam=lam_of(problem))):
+            yield
+        _instance.cache_clear()
+
+    return ctx()
+
+
 def _patch_tau_lower_theta() -> Any:
     """τ_lower with θ where (13) has θ²."""
     from unittest import mock
@@ -265,6 +309,18 @@ def _patch_realisable_distinct_centres() -> Any:
 
 
 THEOREM_VARIANTS: tuple[BrokenVariant, ...] = (
+    BrokenVariant("fedproxvr_sarah/prox-sign", "algorithm",
+                  "the proximal term enters the local gradient with the wrong sign, ∇F_n(w) − μ(w − w̄)",
+                  ("dinh.lem1/sarah-nc",), apply=_with("sarah-prox-sign")),
+    BrokenVariant("fedproxvr_svrg/prox-sign", "algorithm",
+                  "the proximal term enters the local gradient with the wrong sign, ∇F_n(w) − μ(w − w̄)",
+                  ("dinh.lem1/svrg-nc",), apply=_with("svrg-prox-sign")),
+    BrokenVariant("constants/lambda-of-mean-Hessian", "constants",
+                  "λ of (4) from the average Hessian Σ_n p_n A_n instead of each device's own (0 on dinh_nc)",
+                  ("dinh.lem1/sarah-nc", "dinh.lem1/svrg-nc"), patch=lambda: _patch_lam("mean")),
+    BrokenVariant("constants/lambda-min-device", "constants",
+                  "λ of (4) as the smallest device modulus min_n λ_n instead of the largest",
+                  ("dinh.lem1/sarah-nc", "dinh.lem1/svrg-nc"), patch=lambda: _patch_lam("min")),
     BrokenVariant("fedproxvr_svrg/no-snapshot-correction", "algorithm",
                   "SVRG estimator without the snapshot correction −∇f_I(w⁽⁰⁾) + v⁽⁰⁾ (plain SGD)",
                   ("dinh.alg1/cov-svrg",), apply=_with("svrg-no-correction")),
