@@ -240,9 +240,15 @@ def _calibrate(eps: float, delta: float, rate: float, rounds: int, accountant: s
         # the rate (amplification), an accountant only raises it; widened once if that guess does not bracket
         z0 = gaussian_multiplier_exact(eps, delta, rounds, adjacency)
         tol = CALIBRATION_RTOL * z0 * rate
-        # without sampling z0 is the exact answer, which an accountant matches to its discretisation (PLD within
-        # about 1e-8 relative here, RDP above): the root lies in [0.99 z0, 1.05 z0], fewer root-finding steps than
-        # the wide bracket; the wide brackets stay as the fallback
+        if rate >= 1.0:
+            # without sampling z0 is the exact answer and no valid accountant certifies less noise, so z0 is at most
+            # the accountant's root: z0(1 + rtol), once the accountant confirms it (PLD does to about 1e-8 relative),
+            # is within the calibration tolerance of the root, on its private side
+            z = z0 * (1.0 + CALIBRATION_RTOL)
+            if _epsilon_raw(z, rate, rounds, delta, accountant, adjacency, PLD_CALIBRATION_INTERVAL) <= eps:
+                return z
+        # otherwise the root is searched: without sampling in [0.99 z0, 1.05 z0] (fewer root-finding steps than the
+        # wide bracket); the wide brackets stay as the fallback
         brackets = [(0.99 * z0, 1.05 * z0)] if rate >= 1.0 else []
         brackets += [(0.5 * z0 * rate, 4.0 * z0), (0.05 * z0 * rate, 4.0 * z0)]
         for lo, hi in brackets:
@@ -260,7 +266,8 @@ def _calibrate(eps: float, delta: float, rate: float, rounds: int, accountant: s
                          f"delta={delta:g}")
 
     settings = {"eps": eps, "delta": delta, "rate": rate, "rounds": rounds, "accountant": accountant,
-                "adjacency": adjacency, "pld_interval": PLD_CALIBRATION_INTERVAL, "rtol": CALIBRATION_RTOL}
+                "adjacency": adjacency, "pld_interval": PLD_CALIBRATION_INTERVAL, "rtol": CALIBRATION_RTOL,
+                "unsampled": "exact multiplier confirmed"}
     return float(_cached("noise_multiplier", settings, compute))
 
 

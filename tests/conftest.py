@@ -5,21 +5,42 @@ fedrates cache directory (``FEDRATES_CACHE``): references, constants and listing
 read half-written or replaced under another worker, a test that damages a cache entry on purpose damages only its
 own worker's copy, and a developer's own cache is never touched.  ``FEDRATES_CACHE`` set by the caller (as
 ``.ci/run`` does) is the parent of these directories.  Subprocesses started by tests inherit the variable.
+
+Compiled modules.  With ``PYTHONDONTWRITEBYTECODE`` set, every test process and every command-line subprocess would
+compile the project's modules (and pytest would rewrite every test module's assertions) from source again.  The
+session then keeps compiled modules outside the source tree instead (``sys.pycache_prefix`` /
+``PYTHONPYCACHEPREFIX``, in ``<FEDRATES_CACHE>/pycache`` or ``<tmp>/fedrates-test-pycache-<uid>``), shared by the
+workers and their subprocesses: nothing is written next to the sources, as the variable asks.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 _CREATED: list[Path] = []
 
 
+def _compiled_modules_outside_the_tree(parent: str | None) -> None:
+    if not (sys.dont_write_bytecode or os.environ.get("PYTHONDONTWRITEBYTECODE")) or sys.pycache_prefix:
+        return
+    user = getattr(os, "getuid", lambda: 0)()
+    base = Path(parent) if parent else Path(tempfile.gettempdir()) / f"fedrates-test-pycache-{user}"
+    prefix = base / "pycache" if parent else base
+    prefix.mkdir(parents=True, exist_ok=True)
+    sys.pycache_prefix = str(prefix)
+    sys.dont_write_bytecode = False
+    os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
 def pytest_configure(config) -> None:
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     parent = os.environ.get("FEDRATES_CACHE")
+    _compiled_modules_outside_the_tree(parent)
     if parent:
         path = Path(parent) / f"pytest-{worker}"
         path.mkdir(parents=True, exist_ok=True)

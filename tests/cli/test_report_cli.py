@@ -48,6 +48,7 @@ def _fedrates(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # an end-to-end run of several seconds of CPU: the long step
 def test_report_rerenders_in_subprocess(tmp_path: Path) -> None:
     directory = _run_dir(tmp_path)
     proc = _fedrates("report", str(directory))

@@ -81,6 +81,7 @@ def verified(installed) -> tuple[subprocess.CompletedProcess, Path]:
     return done, out
 
 
+@pytest.mark.slow  # an end-to-end run of several seconds of CPU: the long step
 def test_verify_runs_the_paper_s_claims_despite_broken_plugins(verified):
     done, out = verified
     assert done.returncode == 0, done.stderr
@@ -92,6 +93,7 @@ def test_verify_runs_the_paper_s_claims_despite_broken_plugins(verified):
     assert sum("paper plugin" in line for line in done.stderr.splitlines()) == len(BROKEN)
 
 
+@pytest.mark.slow  # an end-to-end run of several seconds of CPU: the long step
 def test_report_and_plot_draw_the_paper_s_claims(installed, verified):
     _, out = verified
     report = fedrates(installed, "report", str(out), "--out", str(out / "again.html"))
@@ -109,6 +111,7 @@ def test_selfcheck_catches_the_paper_s_broken_variant(installed):
     assert "mini.gd/step-0.3" in done.stdout and "caught" in done.stdout
 
 
+@pytest.mark.slow  # an end-to-end run of several seconds of CPU: the long step
 def test_pytest_plugin_takes_the_paper_s_claim_and_theorem_ids(installed):
     test = installed["work"] / "test_mini_conformance.py"
     test.write_text(

@@ -100,3 +100,15 @@ def test_multiplier_key_is_never_above_the_multiplier_and_merges_last_bit_noise(
     before = P._epsilon.cache_info().misses
     eps = {P.epsilon(v, 1.0, 5, 1e-5) for v in (3.0, math.nextafter(3.0, math.inf))}
     assert len(eps) == 1 and P._epsilon.cache_info().misses - before == 1
+
+
+@pytest.mark.parametrize("adjacency", ["add-remove", "replace-one"])
+def test_unsampled_calibration_is_the_exact_multiplier_confirmed_by_pld(adjacency) -> None:
+    # without sampling the exact Gaussian multiplier is the least noise any accountant can certify; PLD confirms it
+    # within the calibration tolerance, and the calibrated z is no further than that from it
+    eps, K = 8.0, 40
+    exact = P.gaussian_multiplier_exact(eps, 1e-5, K, adjacency)
+    z = P.noise_multiplier_for(eps, 1e-5, 1.0, K, accountant="pld", adjacency=adjacency)
+    assert exact <= z <= exact * (1 + 2 * P.CALIBRATION_RTOL)
+    assert P.epsilon(z, 1.0, K, 1e-5, adjacency=adjacency) <= eps
+    assert P.epsilon(exact * (1 - 1e-3), 1.0, K, 1e-5, adjacency=adjacency) > eps

@@ -27,6 +27,7 @@ def test_correct_code_passes_for_ten_base_seeds(claim_id: str) -> None:
     assert all(v == "pass" for _, v, _ in verdicts), verdicts
 
 
+@pytest.mark.slow  # an end-to-end run of several seconds of CPU: the long step
 def test_limit_claims_pass_and_are_deterministic() -> None:
     for claim in claims.select("bao.limit/*"):
         result = run_claims([claim], PROFILE, None, base_seed=3)

@@ -10,7 +10,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from _seeds import base_seeds
+from _seeds import base_seeds, claim_ids
 
 from fedrates.verify.claims.das import errata, exact, experiments, instances, theorems, variants
 from fedrates.verify.sweep import run_claims
@@ -49,8 +49,13 @@ def test_registry_has_the_review_claims_and_variants() -> None:
         assert claim.title and claim.regime and claim.why, claim.id
 
 
+#: claims whose quick run costs several seconds of CPU (a calibration under Poisson sampling, thousands of noise
+#: replicas): run by the long step at every base seed
+LONG = ("das.step23/corrected", "das.eq8/exact-poisson-noise", "das.output/random-iterate", "das.thm1/accountant")
+
+
 @pytest.mark.parametrize("base_seed", base_seeds([0, 1]))
-@pytest.mark.parametrize("claim_id", CHEAP)
+@pytest.mark.parametrize("claim_id", claim_ids(CHEAP, long=LONG))
 def test_correct_algorithms_pass(claim_id: str, base_seed: int) -> None:
     v = _verdict(claim_id, base_seed)
     assert v["verdict"] == "pass", (claim_id, base_seed, v["measured"], v["message"])
@@ -139,6 +144,7 @@ def test_lemma3_erratum_reproduces_and_fails_when_it_does_not() -> None:
     assert out["verdict"] == "fail" and "did not reproduce" in out["message"]
 
 
+@pytest.mark.slow  # an end-to-end run of several seconds of CPU: the long step
 def test_clip_condition_erratum_reproduces() -> None:
     v = _verdict("das.fig1/clip-condition", 0)
     assert v["verdict"] == "erratum" and v["erratum_kind"] == "experiment-outside-theory"

@@ -32,6 +32,7 @@ def _sweep(factory, tmp_path, name):
     return claims, res
 
 
+@pytest.mark.slow  # an end-to-end run of several seconds of CPU: the long step
 def test_dask_local_cluster_matches_local_executor(tmp_path):
     pytest.importorskip("distributed", reason="distributed is not installed (pip install 'fedrates[dask]')")
     claims, remote = _sweep(executors.dask(None), tmp_path, "dask")

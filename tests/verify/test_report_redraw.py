@@ -210,6 +210,7 @@ def _svgs(page: str) -> list[str]:
     return re.findall(r"<svg.*?</svg>", page, re.S)
 
 
+@pytest.mark.slow  # an end-to-end run of several seconds of CPU: the long step
 @pytest.mark.parametrize("with_pdf", [True, False])
 def test_figures_drawn_in_workers_are_identical_to_serial(tmp_path: Path, with_pdf: bool, monkeypatch) -> None:
     """Figures drawn by two worker processes are byte for byte those drawn serially, and the report then draws
@@ -247,6 +248,7 @@ def test_figures_drawn_in_workers_are_identical_to_serial(tmp_path: Path, with_p
         assert _svgs((tmp_path / "serial.out").read_text()) == _svgs((tmp_path / "parallel.out").read_text())
 
 
+@pytest.mark.slow  # an end-to-end run of several seconds of CPU: the long step
 def test_verify_with_two_jobs_gives_the_figures_of_one_job(tmp_path: Path) -> None:
     claims = [_toy("t/a"), _toy("t/b"), _toy("t/c", scale=2.0)]
     verify_claims(claims, profile="quick", out=tmp_path / "one", jobs=1, progress=False, write_pdf=True)

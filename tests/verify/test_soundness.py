@@ -95,6 +95,7 @@ def test_broken_fast_fedda_fails_the_rate_claim(variant):
     assert v["verdict"] == "fail", f"{variant}: {v['verdict']} — {v['measured']}"
 
 
+@pytest.mark.slow  # a broken-variant run of several seconds of CPU: the long step
 @pytest.mark.parametrize("variant", ["plus-sign", "step-x10"])
 def test_broken_fast_fedda_fails_the_speedup_claim(variant):
     # uniform weights are not a breakage here: the speedup instance has equal weights by construction
