@@ -32,7 +32,7 @@ def base_seeds(seeds: Iterable[int], first_fast: bool = True) -> list[Any]:
     return [s if (i == 0 and first_fast) else pytest.param(s, marks=pytest.mark.slow) for i, s in enumerate(chosen)]
 
 
-def claim_ids(ids: Iterable[str], long: Iterable[str] = ()) -> list[Any]:
+def claim_params(ids: Iterable[str], long: Iterable[str] = ()) -> list[Any]:
     """Claim ids as parameters: those in ``long`` (a quick run of several seconds of CPU, e.g. a privacy calibration
     under sampling or thousands of noise replicas) marked ``slow``, so that the suite stays within its time budget
     and the long step of CI runs them; every other claim plain."""

@@ -12,7 +12,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 import pytest
-from _seeds import base_seeds
+from _seeds import base_seeds, claim_params
 
 from fedrates.verify import records as rec
 from fedrates.verify.claims import get as get_claim
@@ -63,7 +63,11 @@ def test_every_claim_is_registered_with_a_variant():
     assert set(ours) - ERRATA <= covered
 
 
-@pytest.mark.parametrize("claim_id", [c.id for c in CLAIMS])
+#: claims whose quick run costs several seconds of CPU (rates fitted over a δ_f grid): run by the long step
+LONG = ("bylinkin.thm2/rate-df-fixed-mu", "bylinkin.thm3/rate-df-fixed-mu")
+
+
+@pytest.mark.parametrize("claim_id", claim_params([c.id for c in CLAIMS], long=LONG))
 def test_correct_algorithms_pass(claim_id):
     verdict, records = _verdict(claim_id)
     rec.validate(records)

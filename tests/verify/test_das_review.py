@@ -10,7 +10,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from _seeds import base_seeds, claim_ids
+from _seeds import base_seeds, claim_params
 
 from fedrates.verify.claims.das import errata, exact, experiments, instances, theorems, variants
 from fedrates.verify.sweep import run_claims
@@ -55,7 +55,7 @@ LONG = ("das.step23/corrected", "das.eq8/exact-poisson-noise", "das.output/rando
 
 
 @pytest.mark.parametrize("base_seed", base_seeds([0, 1]))
-@pytest.mark.parametrize("claim_id", claim_ids(CHEAP, long=LONG))
+@pytest.mark.parametrize("claim_id", claim_params(CHEAP, long=LONG))
 def test_correct_algorithms_pass(claim_id: str, base_seed: int) -> None:
     v = _verdict(claim_id, base_seed)
     assert v["verdict"] == "pass", (claim_id, base_seed, v["measured"], v["message"])

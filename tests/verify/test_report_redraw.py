@@ -186,6 +186,7 @@ def test_html_alone_rerun_draws_only_the_changed_claim(tmp_path: Path, draws) ->
     assert (tmp_path / "report.html").read_text().count("<svg") == 3
 
 
+@pytest.mark.slow  # an end-to-end run of several seconds of CPU: the long step
 def test_figures_drawn_from_stored_results_are_those_of_the_run(tmp_path: Path, draws) -> None:
     """The report command on a run directory finds every figure in its cache: a figure depends on the stored
     verdict and the claim's own records, not on whether they were just computed or read back."""
