@@ -97,7 +97,7 @@ def _instances(kind, case, seed):
 
 
 @pytest.mark.parametrize("kind", ["l1", "nuclear"])
-@pytest.mark.parametrize("case", ["eps", "ball", "both"])
+@pytest.mark.parametrize("case", ["eps", "ball", pytest.param("both", marks=pytest.mark.slow)])  # both: the long step
 def test_cprox_matches_clarabel(kind, case):
     pen = L1(1.0) if kind == "l1" else Nuclear(1.0)
     Rn = (lambda x: np.abs(x).sum()) if kind == "l1" else _nuc

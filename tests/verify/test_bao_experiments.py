@@ -88,6 +88,7 @@ def test_figure_comparison_passes(claim_id: str, base_seed: int) -> None:
     assert max(means[p] for p in ("fast_fedda", "c_fedda", "mc_fedda")) < min(means["fedda"], means["fedmid"])
 
 
+@pytest.mark.slow  # several seconds of CPU: the long step
 @pytest.mark.parametrize("claim_id", ["bao.fig1/comparison-analysed", "bao.fig2/comparison-analysed"])
 def test_analysed_weights_lose_to_baselines_as_documented(claim_id: str) -> None:
     v = _verdict(claim_id, 0)

@@ -175,6 +175,7 @@ def test_separation_figure_is_drawn_from_the_grid_records(tmp_path):
     assert text.startswith("<?xml") and "Complexity separation" in text
 
 
+@pytest.mark.slow  # several seconds of CPU: the long step
 def test_separation_figure_draws_every_method_with_its_predicted_law():
     from fedrates.reports.paper_figures import bylinkin_separation
 

@@ -52,6 +52,7 @@ def test_true_bound_survives_or_is_vacuous(theorem: str, seed: int) -> None:
     assert len(valid) and (valid["ratio_lo"] < 1.0).all()
 
 
+@pytest.mark.slow  # several seconds of CPU: the long step
 def test_svrg_target_needs_lemma_1b_and_refutes_a_false_bound() -> None:
     """FedProxVR-SVRG: the conditions of Lemma 1(b) (dinh.lem1.svrg) are checked as well (tau_pos above 1 violates
     them); the default search finds a worst true ratio of 0.074, so rhs/1000 is false, and a budget of 24 refutes it

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from fedrates.verify import records as rec
 from fedrates.verify.checks import CheckResult, bound_holds
@@ -48,6 +49,7 @@ def _run(out: Path, claims, profile: str = "quick", **kw) -> dict:
     return verify_claims(claims, profile=profile, out=out, jobs=1, progress=False, write_pdf=False, **kw)
 
 
+@pytest.mark.slow  # several seconds of CPU: the long step
 def test_partial_run_merges_by_claim_id_with_profile_and_date(tmp_path: Path) -> None:
     _run(tmp_path, [_toy("t/a"), _toy("t/b"), _toy("t/c")], profile="standard")
     summary = _run(tmp_path, [_toy("t/b", scale=2e-6)])  # a quick re-run of one claim

@@ -82,6 +82,7 @@ def test_correct_fast_fedda_passes_the_rate_claim(base_seed):
     assert v["verdict"] == "pass", v["message"]
 
 
+@pytest.mark.slow  # several seconds of CPU: the long step
 @pytest.mark.parametrize("base_seed", base_seeds([0, 1]))
 def test_correct_fast_fedda_passes_the_speedup_claim(base_seed):
     v = verdict(get("bao.thm2.1/speedup-K"), base_seed)
