@@ -9,6 +9,10 @@ standard. Exit status 1 when some verdict changes.
     python benchmarks/stability.py --json stability.json    # also write the per-seed verdicts
     python benchmarks/stability.py --json stability.json --resume   # skip the seeds the file already has
 
+``--verdicts-only`` runs the same sweep and judging as ``fedrates verify`` (:func:`fedrates.verify.sweep.run_claims`,
+:func:`fedrates.verify.pipeline.judge_claims`) in this process, without the records, reports and figures that
+``verify`` writes (the verdicts do not depend on them): about half the time per seed.
+
 With ``--json`` the file is rewritten after every seed, so an interrupted run keeps what it finished and
 ``--resume`` goes on from there.
 """
@@ -37,6 +41,18 @@ def run_profile(profile: str, seed: int, only: str | None, jobs: int, out: Path)
                          f"{proc.stderr.strip().splitlines()[-1:]}")
     doc = json.loads(proc.stdout)
     verdicts = doc["verdicts"] if isinstance(doc, dict) else doc
+    return {str(v["claim"]): str(v["verdict"]) for v in verdicts}
+
+
+def run_verdicts_only(profile: str, seed: int, only: str | None, jobs: int, out: Path) -> dict[str, str]:
+    """Verdict per claim from the sweep and judging of ``fedrates verify``, nothing written (``out`` unused)."""
+    from fedrates.verify import claims as registry
+    from fedrates.verify.pipeline import judge_claims
+    from fedrates.verify.sweep import run_claims
+
+    selected = registry.select(only)
+    sweep = run_claims(selected, profile, None, jobs=jobs, base_seed=seed)
+    verdicts = judge_claims(selected, sweep.records, sweep.errors, profile, base_seed=seed, timestamp="", jobs=jobs)
     return {str(v["claim"]): str(v["verdict"]) for v in verdicts}
 
 
@@ -71,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=None, help="claim pattern, as for verify --only")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", default=None, metavar="FILE", help="write every verdict per profile and seed")
+    parser.add_argument("--verdicts-only", action="store_true",
+                        help="sweep and judge in this process, writing no records or reports (same verdicts)")
     parser.add_argument("--resume", action="store_true",
                         help="with --json: keep the seeds already in FILE (same --only) and run the others")
     args = parser.parse_args(argv)
@@ -86,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         for seed in range(args.seeds):
             if seed not in per_seed:
                 with tempfile.TemporaryDirectory(prefix=f"fedrates-stability-{profile}-{seed}-") as tmp:
-                    per_seed[seed] = run_profile(profile, seed, args.only, args.jobs, Path(tmp))
+                    run = run_verdicts_only if args.verdicts_only else run_profile
+                    per_seed[seed] = run(profile, seed, args.only, args.jobs, Path(tmp))
                 if args.json:
                     report[profile] = {"per_seed": {str(k): v for k, v in per_seed.items()}, "only": args.only}
                     _write(Path(args.json), {**previous, **report})

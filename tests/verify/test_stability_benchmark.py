@@ -66,3 +66,11 @@ def test_resume_runs_only_the_missing_seeds(stability, monkeypatch, tmp_path, ca
     assert stability.main(["--profiles", "quick", "--seeds", "2", "--only", "a.*", "--json", str(path),
                            "--resume"]) == 0
     assert seen == [0, 1]
+
+
+def test_verdicts_only_judges_in_process_without_verify(stability, monkeypatch, tmp_path):
+    used = []
+    monkeypatch.setattr(stability, "run_profile", lambda *a: used.append("verify") or {"a.x/1": "pass"})
+    monkeypatch.setattr(stability, "run_verdicts_only", lambda *a: used.append("in-process") or {"a.x/1": "pass"})
+    assert stability.main(["--profiles", "quick", "--seeds", "2", "--verdicts-only"]) == 0
+    assert used == ["in-process", "in-process"]
