@@ -25,7 +25,7 @@ OK_VERDICTS = {"pass", "erratum", "informational"}
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("verify", help="run the verification claims and write records, verdicts and a report",
                        description=__doc__)
-    p.add_argument("--profile", default="standard", help="quick (<= 60 s), standard (<= 5 min) or full")
+    p.add_argument("--profile", default="standard", help="quick (the smallest runs), standard (the default) or full")
     p.add_argument("--only", default=None, metavar="PATTERN", help="glob or substring of claim ids")
     p.add_argument("--out", default="fedrates-out", metavar="DIR", help="output directory")
     p.add_argument("--jobs", default=None, type=str, help="worker processes (default: number of cores)")
