@@ -52,6 +52,7 @@ def test_listing_with_broken_plugins_gives_one_line_per_problem_and_keeps_every_
     assert not any(i.startswith(("badalg.", "other.", "badprefix.")) for i in ids)
 
 
+@pytest.mark.slow  # several seconds of CPU: the long step
 def test_list_explore_run_and_constants_know_the_paper(installed):
     listed = fedrates(installed, "list", "theorems")
     assert listed.returncode == 0 and "mini.thm1" in listed.stdout, listed.stderr

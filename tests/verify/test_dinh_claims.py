@@ -8,7 +8,7 @@ import contextlib
 import dataclasses
 
 import pytest
-from _seeds import base_seeds
+from _seeds import base_seeds, claim_params
 
 from fedrates.verify.claims.base import OK_VERDICTS
 from fedrates.verify.claims.dinh import errata, exact, experiments, theorems, variants
@@ -44,10 +44,11 @@ def test_correct_algorithms_pass_the_exact_claims_for_five_seeds(claim_id, base_
 
 
 @pytest.mark.parametrize("base_seed", [1])
-@pytest.mark.parametrize("claim_id", sorted(set(CLAIMS) - SLOW - NC_LEMMA1
-                                            - {"dinh.rem1/tau-order", "dinh.rem1/svrg-large-beta",
-                                               "dinh.rem1/smallest-tau"}
-                                            - {c for c in CLAIMS if c.startswith(("dinh.alg1/mean", "dinh.alg1/cov"))}))
+@pytest.mark.parametrize("claim_id", claim_params(
+    sorted(set(CLAIMS) - SLOW - NC_LEMMA1
+           - {"dinh.rem1/tau-order", "dinh.rem1/svrg-large-beta", "dinh.rem1/smallest-tau"}
+           - {c for c in CLAIMS if c.startswith(("dinh.alg1/mean", "dinh.alg1/cov"))}),
+    long=("dinh.cor1/sarah",)))  # several seconds of CPU: the long step
 def test_correct_algorithms_pass_every_other_claim(claim_id, base_seed):
     claim = CLAIMS[claim_id]
     v = verdict(claim, base_seed)

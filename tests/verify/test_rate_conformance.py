@@ -6,6 +6,9 @@ import pytest
 
 from fedrates.verify.conformance import RateAssertionError, assert_bound, assert_rate
 
+#: one Theorem 2.1 sweep shared by the module (several seconds of CPU): the long step
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def rate_records():

@@ -104,6 +104,7 @@ def test_broken_fast_fedda_fails_the_speedup_claim(variant):
     assert v["verdict"] == "fail", f"{variant}: {v['verdict']} — {v['measured']}"
 
 
+@pytest.mark.slow  # several seconds of CPU: the long step
 def test_conditions_not_met_is_never_a_pass():
     """A claim whose theorem conditions fail on the instance reports conditions-not-met (a < 4L/μ here)."""
     import dataclasses
