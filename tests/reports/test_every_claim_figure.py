@@ -52,6 +52,7 @@ def test_there_are_claims_of_every_paper() -> None:
     assert {"bao", "bylinkin", "dinh", "das", "buttaci"} <= papers
 
 
+@pytest.mark.slow  # every claim's figure drawn (several seconds of CPU): the long step
 def test_every_claim_has_a_figure_from_records_shaped_by_its_declaration() -> None:
     unavailable = []
     fig = Figure()
