@@ -56,6 +56,14 @@ LOOSE_RATIO = 1e3
 #: three points), which the resolution requirement below keeps from hiding a 10% error.
 EXACT_CONFIDENCE = 0.9999
 
+#: Skewness correction of ``exact_expectation`` (``skew_corrected_quantile``), applied from this many samples on.
+#: Measured on lognormal(0, 1) samples (skewness 6.2, like one round's squared gradient norm), 20,000 repetitions,
+#: 99.99% two-sided: the plain Student-t interval fails a correct mean 0.085% of the time at n = 480 and 0.59% at
+#: n = 100 (8× and 59× its nominal 0.01%); the corrected one 0.025% and 0.17%. Below 30 samples the sample skewness
+#: (sd ≈ √(6/n) > 0.45 even for symmetric data) would widen symmetric checks for nothing; their Student-t quantile
+#: with few degrees of freedom is already wide.
+SKEW_MIN_SAMPLES = 30
+
 #: Resolution of an exact-expectation check: the confidence half-width must be at most this fraction of the exact
 #: value at every point, otherwise the check is ``inconclusive`` (a sweep too noisy to see a 10% error proves nothing).
 EXACT_RESOLUTION = 0.1
