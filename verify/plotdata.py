@@ -255,13 +255,14 @@ def resolve(records: pd.DataFrame, x: str | None, metric: str | None, *,
         family = [m for m in names if m.startswith(f"{metric}_") and m != metric]
         if family:
             df = df[df["metric"].isin(family)].copy()
-            suffix = df["metric"].str.slice(len(metric) + 1)
-            values = [_suffix_value(v) for v in suffix]
+            suffix = df["metric"].astype(str).str.slice(len(metric) + 1)
+            # one conversion per distinct suffix (a claim may record hundreds of thousands of rows)
+            distinct = {u: _suffix_value(u) for u in suffix.unique()}
             listed = _params_list(df, f"{x}s") if x else None
-            if listed is not None and all(isinstance(v, int) and 0 <= v < len(listed) for v in values):
-                values = [listed[v] for v in values]
-            numeric = all(isinstance(v, (int, float)) for v in values)
-            df[x or "index"] = values if numeric else [str(v) for v in values]
+            if listed is not None and all(isinstance(v, int) and 0 <= v < len(listed) for v in distinct.values()):
+                distinct = {u: listed[v] for u, v in distinct.items()}
+            numeric = all(isinstance(v, (int, float)) for v in distinct.values())
+            df[x or "index"] = suffix.map(distinct if numeric else {u: str(v) for u, v in distinct.items()}).to_numpy()
             return final_rows(df, x or "index"), x or "index", metric, ""
         categorical = x is not None and (x not in df.columns or not pd.api.types.is_numeric_dtype(df[x]))
         if categorical and len(names) > 1 and (x not in df.columns or df[x].nunique() < 2):
