@@ -28,13 +28,13 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclasses_fields
-from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from fedrates._lazy import lazy_import
 from fedrates.solvers._trs import maximize_on_ball_eig, upper_bound
+from fedrates.solvers.certified import CarriesCertificates
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.penalties import L1, Nuclear
 from fedrates.solvers.problems.base import Problem
@@ -91,7 +91,7 @@ DEFINITIONS: dict[str, Definition] = {
 
 
 @dataclass(frozen=True, eq=False)
-class Constants:
+class Constants(CarriesCertificates):
     """The constants of one instance (see :data:`DEFINITIONS`); flat vectors are on the flattened model.
 
     ``exact[name]`` says whether a value is exact (up to floating point); ``notes[name]`` explains anything that is
@@ -139,25 +139,6 @@ class Constants:
     witnesses: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
     #: the instance the constants belong to (for the certificates); not part of equality or the JSON form
     problem_ref: Any = field(default=None, repr=False)
-
-    @cached_property
-    def _certified(self) -> tuple[dict, dict]:
-        from fedrates.solvers import certify
-
-        if self.problem_ref is None:
-            return {}, {"*": "no instance attached: certificates need the problem"}
-        return certify.cached_certificates(self.problem_ref, self)
-
-    @property
-    def certificates(self) -> dict[str, Any]:
-        """name → :class:`~fedrates.solvers.certify.CertifiedConstant` of every certified constant, built from the
-        values this object carries (so a value replaced after :func:`compute` is checked, not trusted)."""
-        return self._certified[0]
-
-    @property
-    def uncertified(self) -> dict[str, str]:
-        """name → why the constant has no certificate (a bound, infinite, definitional, per-client array)."""
-        return self._certified[1]
 
     def as_dict(self) -> dict[str, Any]:
         """Name → value for every constant of :data:`DEFINITIONS` (per-client values as lists)."""

@@ -23,11 +23,11 @@ with one line, an instance whose Ā is not positive definite (F̄ then has no un
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from fedrates.solvers.certified import CarriesCertificates
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.problems.base import Problem
 from fedrates.solvers.problems.finite_sum import finite_sum
@@ -50,7 +50,7 @@ DEVICE_CONSTANTS = ("L", "L_ms", "L_F", "lam")
 
 
 @dataclass(frozen=True)
-class DinhDeviceConstants:
+class DinhDeviceConstants(CarriesCertificates):
     """The per-device constants of Assumption 1 (L of (3), L_ms, L_F, λ of (4) and each device's own λ_n): what
     Lemma 1 needs on device n besides ∇F_n(w̄), defined whether or not the average Hessian Ā is positive definite."""
 
@@ -63,31 +63,15 @@ class DinhDeviceConstants:
     lam: float
     #: λ_n = max(0, −λ_min(A_n)) per device (λ = max_n λ_n)
     lam_n: np.ndarray
+    _certify_kind: ClassVar[str] = "dinh-device"
     notes: dict = field(default_factory=dict)
     witnesses: dict = field(default_factory=dict, repr=False)
     problem_ref: Any = field(default=None, repr=False, compare=False)
 
-    @cached_property
-    def _certified(self) -> tuple[dict, dict]:
-        from fedrates.solvers import certify
-
-        if self.problem_ref is None:
-            return {}, {"*": "no instance attached: certificates need the problem"}
-        return certify.cached_certificates(self.problem_ref, self, kind="dinh-device")
-
-    @property
-    def certificates(self) -> dict[str, Any]:
-        """name → :class:`~fedrates.solvers.certify.CertifiedConstant` of L, L_ms, L_F and λ (each device's own
-        Hessian, never the average's)."""
-        return self._certified[0]
-
-    @property
-    def uncertified(self) -> dict[str, str]:
-        return self._certified[1]
 
 
 @dataclass(frozen=True)
-class DinhConstants:
+class DinhConstants(CarriesCertificates):
     p: np.ndarray
     A: np.ndarray
     b: np.ndarray
@@ -104,29 +88,13 @@ class DinhConstants:
     F_star: float
     Delta: float
     realisable: bool
+    _certify_kind: ClassVar[str] = "dinh"
     notes: dict = field(default_factory=dict)
     #: what attains each value (device, sample, eigen/singular vector, w⁰), see :mod:`fedrates.solvers.certify`
     witnesses: dict = field(default_factory=dict, repr=False)
     #: the instance (for the certificates); not part of the values
     problem_ref: Any = field(default=None, repr=False, compare=False)
 
-    @cached_property
-    def _certified(self) -> tuple[dict, dict]:
-        from fedrates.solvers import certify
-
-        if self.problem_ref is None:
-            return {}, {"*": "no instance attached: certificates need the problem"}
-        return certify.cached_certificates(self.problem_ref, self, kind="dinh")
-
-    @property
-    def certificates(self) -> dict[str, Any]:
-        """name → :class:`~fedrates.solvers.certify.CertifiedConstant` (L of (3), L_ms, L_F, λ of (4) from each
-        device's Hessian, σ̄² of (5), m, Δ), built from the values this object carries."""
-        return self._certified[0]
-
-    @property
-    def uncertified(self) -> dict[str, str]:
-        return self._certified[1]
 
     def require_finite_sigma(self) -> None:
         """InputError when assumption (5) cannot hold (devices do not share a stationary point)."""
