@@ -13,7 +13,7 @@ import numpy as np
 from fedrates._lazy import lazy_import
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
-from fedrates.verify.claims.bylinkin.instances import instance
+from fedrates.verify.claims.bylinkin.instances import _a4_tuning, instance
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
@@ -182,6 +182,13 @@ class _BylinkinClaim(Claim):
         if any(c["holds"] is False for c in conds):
             early = self.conditions_not_met(conds, seeds, vals, _theorem(self.theorem).statement)
         return conds, vals, seeds, early
+
+    def _judge_a4(self, records: pd.DataFrame) -> tuple[dict, list[dict], dict, list[int], dict | None]:
+        """:meth:`_judge_common` with Algorithm 4's tuning θ_f, θ_g of the claim's instance: (tuning, conditions,
+        values, seeds, the early verdict when a condition fails)."""
+        _, sp = self._setup()
+        t = _a4_tuning(sp)
+        return (t, *self._judge_common(records, sp, theta=t["theta_f"], theta_g=t["theta_g"]))
 
     def points(self, profile: str) -> list[dict]:
         return [{"problem": "separation", **self.params}]

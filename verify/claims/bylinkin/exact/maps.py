@@ -305,9 +305,7 @@ class A4A5IteratesClaim(_BylinkinClaim):
         return _records(self, 0, point, values, list(seeds), problem.dim)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
-        problem, sp = self._setup()
-        t = _a4_tuning(sp)
-        conds, vals, seeds, early = self._judge_common(records, sp, theta=t["theta_f"], theta_g=t["theta_g"])
+        t, conds, vals, seeds, early = self._judge_a4(records)
         if early:
             return early
 
@@ -423,9 +421,7 @@ class OuterLyapunovClaim(_BylinkinClaim):
         return _records(self, 0, point, values, list(seeds), d, bound=1.0)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
-        problem, sp = self._setup()
-        t = _a4_tuning(sp)
-        conds, vals, seeds, early = self._judge_common(records, sp, theta=t["theta_f"], theta_g=t["theta_g"])
+        t, conds, vals, seeds, early = self._judge_a4(records)
         if early:
             return early
         worst = float(_values(records, "worst_ratio")[0, 0])

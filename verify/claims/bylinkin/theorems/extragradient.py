@@ -372,9 +372,7 @@ class InnerRecursionClaim(_BylinkinClaim):
         return _records(self, 0, point, values, list(seeds), problem.dim, bound=1.0)
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
-        problem, sp = self._setup()
-        t = _a4_tuning(sp)
-        conds, vals, seeds, early = self._judge_common(records, sp, theta=t["theta_f"], theta_g=t["theta_g"])
+        t, conds, vals, seeds, early = self._judge_a4(records)
         if early:
             return early
         worst = _values(records, "recursion_ratio_max")[0, 0]
