@@ -194,6 +194,7 @@ def _claim_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> tuple[Figu
 _TEXT_WIDTH_PT = (1 - 2 * _LEFT) * PAGE_SIZE[0] * 72
 
 
+@functools.lru_cache(maxsize=512)  # claims of one theorem share its statement: parsed once per process
 def _mathtext(latex: str) -> tuple[str, float] | None:
     """``(text, font size)`` setting a LaTeX statement as matplotlib mathtext within the page width, or None when
     mathtext cannot parse it, it is prose, or it would need a font below 6 pt."""
