@@ -2,7 +2,8 @@
 
 Each claim takes two lines (measured; predicted with its tolerance) within the console width (at most
 :data:`MAX_WIDTH` columns). A line too long is shortened by its structure, never inside a value: whole items of a
-``;``-separated list are dropped from the end (``… +3 more``), then the tolerance, then whole words; the full texts
+``;``-separated list are dropped from the end (``… +3 more``), then the tolerance, then a trailing parenthesised aside,
+then whole words (a label is never left without its value); the full texts
 are in ``verdicts.json``, ``--json`` and the report.
 """
 
@@ -38,7 +39,28 @@ def _words(text: str, width: int) -> str:
         if len(" ".join([*kept, word])) + 2 > width:
             break
         kept.append(word)
+    # a label never ends the line without its value ("… = …", "measured: …"): drop it with its value
+    while len(kept) > 1 and (kept[-1].endswith((":", "=", "(")) or kept[-1] in _DANGLING):
+        kept.pop()
     return (" ".join(kept) + " …") if kept else words[0]
+
+
+#: words that announce a value (an operator, a conjunction): never the last word kept
+_DANGLING = {"=", "≤", "≥", "<", ">", "−", "-", "+", "×", "·", "/", "→", "and", "or", "vs", "of", "at", "in", "with",
+             "by", "to", "from", "than", "is", "are"}
+
+
+def _without_parenthetical(text: str) -> str | None:
+    """``text`` without its last top-level parenthesised group when that group ends it (``"44 (MC agrees: …)"`` →
+    ``"44"``), else None."""
+    if not text.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[:i].rstrip() or None
+    return None
 
 
 def fit(text: str, width: int) -> str:
@@ -51,6 +73,11 @@ def fit(text: str, width: int) -> str:
         candidate = "; ".join(items[:keep]) + f" … +{len(items) - keep} more"
         if len(candidate) <= width:
             return candidate
+    shorter = _without_parenthetical(text)  # a trailing aside goes whole before any word is cut
+    while shorter is not None:
+        if len(shorter) + 2 <= width:
+            return shorter + " …"
+        shorter = _without_parenthetical(shorter)
     return _words(text, width)
 
 

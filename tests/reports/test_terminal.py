@@ -75,3 +75,14 @@ def test_fit_drops_whole_items_then_words() -> None:
     assert fit("a 1.5; b 2.5; c 3.5", 18) == "a 1.5 … +2 more"
     assert fit("one two three 12345.678", 16) == "one two three …"
     assert fit("12345678901234567890", 8) == "12345678901234567890"  # a single value is never cut
+
+
+def test_fit_never_leaves_a_label_without_its_value() -> None:
+    from fedrates.reports.terminal import fit
+
+    text = "first T with running average ≤ ε: 44 (MC agrees: mean/exact − 1 = -0.000165 at point 4 (mean 9.67))"
+    assert fit(text, 60) == "first T with running average ≤ ε: 44 …"  # the trailing aside goes whole
+    assert fit("worst held-out mean/(C·rhs) = 0.8123 over 12 points", 32) == "worst held-out mean/(C·rhs) …"
+    for width in range(12, 60):
+        kept = fit("slope −1.02 vs expected −1 at T = 1000 and K = 8", width).removesuffix(" …").split(" ")
+        assert not kept[-1].endswith((":", "=")) and kept[-1] not in {"=", "vs", "at", "and"}, (width, kept)
