@@ -78,18 +78,52 @@ def _wrap(text: str, width: int = _WIDTH, indent: str = "    ") -> list[str]:
                          break_long_words=True) or [indent]
 
 
-def _text_pages(lines: list[tuple[str, dict[str, Any]]], heading: str) -> list[Figure]:
-    """Pages of pre-wrapped lines (text, matplotlib text properties) under a heading."""
-    pages = []
-    for start in range(0, max(len(lines), 1), _LINES_PER_PAGE):
-        fig = Figure(figsize=PAGE_SIZE)
-        fig.text(_LEFT, 0.965, _plain(heading), fontsize=14, weight="bold", va="top")
-        y = 0.93
-        for text, props in lines[start: start + _LINES_PER_PAGE]:
-            fig.text(_LEFT, y, _plain(text), fontsize=8, va="top", **props)
-            y -= _LINE
-        pages.append(fig)
-    return pages
+def _text_page(lines: Sequence[tuple[str, dict[str, Any]]], heading: str) -> Figure:
+    """One page of pre-wrapped lines (text, matplotlib text properties) under a heading."""
+    fig = Figure(figsize=PAGE_SIZE)
+    fig.text(_LEFT, 0.965, _plain(heading), fontsize=14, weight="bold", va="top")
+    y = 0.93
+    for text, props in lines:
+        fig.text(_LEFT, y, _plain(text), fontsize=8, va="top", **props)
+        y -= _LINE
+    return fig
+
+
+def _text_chunks(lines: list[tuple[str, dict[str, Any]]]) -> list[list[tuple[str, dict[str, Any]]]]:
+    """The lines of a section cut into pages (at least one, possibly empty)."""
+    return [lines[i: i + _LINES_PER_PAGE] for i in range(0, max(len(lines), 1), _LINES_PER_PAGE)]
+
+
+def cached_text_page(lines: Sequence[tuple[str, dict[str, Any]]], heading: str, cache: Path | None) -> bytes:
+    """A text page as a one-page PDF, read from ``cache`` (``<digest>.text.pdf``, keyed by its heading, its lines
+    and the drawing code) when drawn before, else drawn and stored there: a report whose scorecards, errata or
+    claim list did not change on a page reuses that page."""
+    h = hashlib.sha256(_code_digest())
+    h.update(json.dumps([heading, [list(x) for x in lines]], sort_keys=True, default=str).encode())
+    path = cache / f"{h.hexdigest()[:32]}.text.pdf" if cache is not None else None
+    if path is not None and path.is_file():
+        try:
+            data = path.read_bytes()
+            if data.startswith(b"%PDF") and b"%%EOF" in data[-64:]:
+                return data
+        except OSError:
+            pass
+    buf = io.BytesIO()
+    with matplotlib.rc_context(_STYLE), pdf_fonts.deferred_subsets():
+        with PdfPages(buf, metadata={"CreationDate": None}) as pdf:
+            fig = _text_page(lines, heading)
+            pdf.savefig(fig)
+            fig.clear()
+    data = buf.getvalue()
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return data
 
 
 def _summary_lines(verdicts: Sequence[Mapping[str, Any]], provenance: Mapping[str, Any]) -> list[tuple[str, dict]]:
@@ -98,14 +132,13 @@ def _summary_lines(verdicts: Sequence[Mapping[str, Any]], provenance: Mapping[st
     lines: list[tuple[str, dict]] = [
         ("   ".join(f"{v}: {seen.count(v)}" for v in order if seen.count(v)) or "no claims", {"weight": "bold"}),
         ("", {})]
+    # one line per claim (its page has the measurement, the prediction and the figure)
     for v in verdicts:
         key = str(v.get("verdict", "unknown"))
-        flag = "   [loose bound]" if v.get("loose") else ""
-        lines.append((f"{key.upper()}   {v.get('claim', '')}{flag}",
-                      {"weight": "bold", "color": figures.VERDICT_COLOURS.get(key, "black")}))
-        text = (f"measured {_fmt(v.get('measured'))}; predicted {_fmt(v.get('predicted'))}; "
-                f"tolerance {_fmt(v.get('tolerance'))}")
-        lines.extend((line, {}) for line in _wrap(text))
+        flag = ("   " + str(v["erratum_kind"]) if v.get("erratum_kind") else "") + \
+            ("   [loose bound]" if v.get("loose") else "")
+        lines.append((f"{key.upper():<20} {v.get('claim', '')}{flag}",
+                      {"color": figures.VERDICT_COLOURS.get(key, "black")}))
     per_alg: dict[str, list[int]] = {}
     for v in verdicts:
         row = per_alg.setdefault(str(v.get("algorithm", "—")), [0, 0])
@@ -415,25 +448,22 @@ def render_pdf(
     os.close(fd)
     try:
         outline: list[tuple[str, int, int]] = []
-        front = io.BytesIO()
-        with matplotlib.rc_context(_STYLE), pdf_fonts.deferred_subsets():
-            with PdfPages(front, metadata={"CreationDate": None}) as pdf:
-                def section(lines: list[tuple[str, dict]], heading: str, marks: list[tuple[str, int]]) -> None:
-                    start = pdf.get_pagecount()
-                    outline.append((heading, start, 0))
-                    outline.extend((name, start + i // _LINES_PER_PAGE, 1) for name, i in marks)
-                    for fig in _text_pages(lines, heading):
-                        pdf.savefig(fig)
-                        fig.clear()
-
-                lines, marks = _scorecard_lines(verdicts)
-                section(lines, f"{title}: scorecards", marks)
-                if errata:
-                    lines, marks = _errata_lines(errata)
-                    section(lines, "Errata by kind", marks)
-                section(_summary_lines(verdicts, provenance), "All claims, papers and provenance", [])
         writer = PdfWriter()
-        writer.append(PdfReader(front), import_outline=False)
+
+        def section(lines: list[tuple[str, dict]], heading: str, marks: list[tuple[str, int]]) -> None:
+            start = len(writer.pages)
+            outline.append((heading, start, 0))
+            outline.extend((name, start + i // _LINES_PER_PAGE, 1) for name, i in marks)
+            for chunk in _text_chunks(lines):  # each page drawn once for its content (cached)
+                writer.append(PdfReader(io.BytesIO(cached_text_page(chunk, heading, cache_path))),
+                              import_outline=False)
+
+        lines, marks = _scorecard_lines(verdicts)
+        section(lines, f"{title}: scorecards", marks)
+        if errata:
+            lines, marks = _errata_lines(errata)
+            section(lines, "Errata by kind", marks)
+        section(_summary_lines(verdicts, provenance), "All claims, papers and provenance", [])
         outline.append(("Claims", len(writer.pages), 0))
         current = None
         for rows, paper, verdict in claim_inputs(records, verdicts):

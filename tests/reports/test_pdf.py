@@ -160,3 +160,30 @@ def test_text_without_a_glyph_in_dejavu_is_written_with_its_plain_letter():
 
     # 𝒫 and 𝔼 (mathematical alphanumerics) have no glyph in DejaVu Sans; ℓ has one and stays; $ is escaped
     assert _plain("𝒫_k, 𝔼[x], ℓ1, $5") == r"P_k, E[x], ℓ1, \$5"
+
+
+def test_front_pages_are_drawn_once_per_content(tmp_path: Path) -> None:
+    """The scorecard, errata and claim-list pages are cached by their content: a second report of the same verdicts
+    draws none of them (and is byte-identical); a changed verdict redraws the pages that show it, not the others."""
+    from unittest import mock
+
+    cache = tmp_path / "cache"
+    verdicts = [{"claim": f"bao.thm2.1/c{i}", "theorem": "bao.thm2.1", "verdict": "pass"} for i in range(3)]
+    errata = [{"theorem": "bao.thm3.1", "kind": "typo", "where": "eq. (9)", "text": "index typo"}]
+    first = pdf.render_pdf(_records("none"), verdicts, {}, errata, tmp_path / "a.pdf", cache=cache).read_bytes()
+    stored = sorted(p.name for p in cache.glob("*.text.pdf"))
+    assert len(stored) == 3  # scorecards, errata, claim list
+    with mock.patch.object(pdf, "_text_page", side_effect=AssertionError("a cached page was drawn again")):
+        again = pdf.render_pdf(_records("none"), verdicts, {}, errata, tmp_path / "b.pdf", cache=cache).read_bytes()
+    assert again == first
+    drawn: list[str] = []
+    real = pdf._text_page
+
+    def spy(lines, heading):  # noqa: ANN001, ANN202 - test double
+        drawn.append(heading)
+        return real(lines, heading)
+
+    changed = [*verdicts[:2], {**verdicts[2], "verdict": "fail"}]
+    with mock.patch.object(pdf, "_text_page", side_effect=spy):
+        pdf.render_pdf(_records("none"), changed, {}, errata, tmp_path / "c.pdf", cache=cache)
+    assert "Errata by kind" not in drawn and "All claims, papers and provenance" in drawn
