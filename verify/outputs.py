@@ -39,9 +39,10 @@ LOCK_FILE = ".lock"
 MANIFEST = "manifest.json"
 #: every top-level output the manifest covers
 OUTPUT_FILES = ("records.parquet", "records.csv", "verdicts.json", "errata.json", "provenance.json", "report.html",
-                "report.pdf")
-#: outputs that can be drawn again from the others (a damaged one is rebuilt by ``verify``, not refused)
-REBUILDABLE = ("report.html", "report.pdf")
+                "report.pdf", "timings.json")
+#: outputs that can be drawn again from the others, or that each run rewrites for itself (its timings): a damaged
+#: one is rebuilt by ``verify``, not refused
+REBUILDABLE = ("report.html", "report.pdf", "timings.json")
 #: seconds a writer waits for another writer of the same directory before it is refused
 LOCK_WAIT = 300.0
 #: seconds between two attempts to take a busy lock

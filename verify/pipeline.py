@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -334,16 +335,19 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
     receives this run's verdicts before anything is written."""
     cache_root = out / "cache" / profile if use_cache else None
     bar = _Progress(enabled=progress)
+    clock = {"started": time.perf_counter(), "cpu": time.process_time()}
     try:
         sweep = run_claims(claims, profile, cache_root, jobs=jobs, base_seed=base_seed, on_progress=bar.update)
     finally:
         bar.close()
+    clock["swept"] = time.perf_counter()
     timestamp = datetime.now(UTC).isoformat(timespec="seconds")
     from fedrates.reports.html import FIGURE_CACHE
 
     # judged, annotated and (when the claim has no paper figure) drawn in worker processes with jobs > 1
     verdicts = judge_claims(claims, sweep.records, sweep.errors, profile, base_seed=base_seed, timestamp=timestamp,
                             jobs=jobs, figures=(out / FIGURE_CACHE, write_pdf))
+    clock["judged"] = time.perf_counter()
     frames = [df for df in sweep.records.values() if len(df)]
     records = pd.concat(frames, ignore_index=True) if frames else rec.empty_records()
     errata = collect_errata(claims)
@@ -383,9 +387,27 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
                 render_pdf(all_records, all_verdicts, provenance, all_errata, out / "report.pdf", shared=shared)
             render_html(all_records, all_verdicts, provenance, all_errata, out / "report.html", shared=shared)
             rec.write_json_atomic({"digest": digest}, out / _REPORT_DIGEST)
+        rec.write_json_atomic(_timings(clock, sweep, profile, jobs), out / "timings.json")
         outputs.write_manifest(out)
     return {"verdicts": verdicts, "records": records, "provenance": provenance, "errata": errata, "kept": kept,
             "all_verdicts": all_verdicts}
+
+
+def _timings(clock: dict[str, float], sweep: Any, profile: str, jobs: int) -> dict[str, Any]:
+    """``timings.json`` of a run: wall seconds of its phases (sweep; judging, with the figures the workers draw;
+    records and reports), the main process's CPU seconds, and per claim the CPU seconds its points took to compute
+    (what its time budget counts), heaviest first."""
+    now = time.perf_counter()
+    per_claim = sorted(sweep.seconds.items(), key=lambda kv: -kv[1])
+    return {"profile": profile, "jobs": jobs,
+            "wall_seconds": {"sweep": round(clock["swept"] - clock["started"], 3),
+                             "judge_and_draw": round(clock["judged"] - clock["swept"], 3),
+                             "records_and_reports": round(now - clock["judged"], 3),
+                             "total": round(now - clock["started"], 3)},
+            "main_process_cpu_seconds": round(time.process_time() - clock["cpu"], 3),
+            "points": {"computed": sweep.computed, "cached": sweep.cached},
+            "claim_compute_cpu_seconds": {k: round(v, 3) for k, v in per_claim},
+            "claim_compute_cpu_seconds_total": round(sum(v for _, v in per_claim), 3)}
 
 
 #: digest of the results the reports in an output directory were drawn from (see :func:`_report_current`)

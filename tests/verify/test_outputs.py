@@ -105,7 +105,12 @@ def test_manifest_lists_every_top_level_output_with_its_digest(env, monkeypatch,
     assert verify(out) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert set(manifest["files"]) == {"records.parquet", "verdicts.json", "errata.json", "provenance.json",
-                                      "report.html", "report.pdf"}
+                                      "report.html", "report.pdf", "timings.json"}
+    timings = json.loads((out / "timings.json").read_text())
+    assert set(timings["claim_compute_cpu_seconds"]) == {"t/a"}  # the one claim run, with its points' CPU time
+    assert timings["points"]["computed"] >= 1 and timings["claim_compute_cpu_seconds"]["t/a"] >= 0
+    phases = timings["wall_seconds"]
+    assert phases["total"] >= phases["sweep"] + phases["judge_and_draw"] - 1e-6 >= 0
     for name, entry in manifest["files"].items():
         assert entry["sha256"] == outputs.file_digest(out / name)
         assert entry["bytes"] == (out / name).stat().st_size

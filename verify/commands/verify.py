@@ -1,7 +1,8 @@
 """``fedrates verify``: the main job — run the claims of a profile, write records, verdicts and the report.
 
 Outputs in ``--out`` (default ``fedrates-out``): ``records.parquet``, ``verdicts.json``, ``provenance.json``,
-``errata.json``, ``report.html`` and ``report.pdf``. A run over some claims (``--only``, another profile) keeps the
+``errata.json``, ``report.html``, ``report.pdf`` and ``timings.json`` (wall seconds per phase, and per claim the CPU
+seconds its points took). A run over some claims (``--only``, another profile) keeps the
 other claims already in ``--out``: verdicts are merged by claim id, each showing the profile and date of its run
 (``--replace`` writes only this run's claims).  Exit status 0 when every claim of this run passes or is a documented
 erratum, 1 when any claim fails, is inconclusive, errors or has unmet conditions, 2 on bad input.
