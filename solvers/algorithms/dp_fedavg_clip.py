@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from fedrates.solvers import seed_streams
 from fedrates.solvers.algorithms.base import Algorithm, RoundContext, hyper, register
 from fedrates.solvers.algorithms.fedavg import smooth_only
 from fedrates.solvers.errors import InputError
@@ -95,12 +96,11 @@ def _run_entropy(ctx: RoundContext, replica: int) -> int:
 
 def noise_streams(ctx: RoundContext, replicas: int, clients: int, noise_seed: int) -> tuple[list, list]:
     """(noise streams [R][n], server streams [R]) of the run (see the module docstring)."""
-    noise, server = [], []
-    for r in range(replicas):
-        seed = _run_entropy(ctx, r)
-        noise.append([np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i + 1, NOISE_KEY, noise_seed)))
-                      for i in range(clients)])
-        server.append(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(SERVER_KEY, noise_seed))))
+    seeds = [_run_entropy(ctx, r) for r in range(replicas)]
+    # default_rng(SeedSequence(seed, spawn_key=(i + 1, NOISE_KEY, noise_seed))) per replica and client, hashed at once
+    flat = seed_streams.generators([(seed, (i + 1, NOISE_KEY, noise_seed)) for seed in seeds for i in range(clients)])
+    noise = [flat[r * clients:(r + 1) * clients] for r in range(replicas)]
+    server = [np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(SERVER_KEY, noise_seed))) for seed in seeds]
     return noise, server
 
 

@@ -1,0 +1,40 @@
+"""seed_streams builds the same streams as numpy's SeedSequence, hashed for many seeds at once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fedrates.solvers import seed_streams
+
+
+def _seeds() -> list[tuple[int, tuple[int, ...]]]:
+    rng = np.random.default_rng(20261127)
+    entropies = [0, 1, 2**32 - 1, 2**32, 2**64 + 99, 2**127 + 2**64 + 11,
+                 *(int(x) for x in rng.integers(0, 2**63, size=6)),
+                 int(np.random.SeedSequence(5).entropy)]  # a 128-bit entropy as SeedSequence draws it
+    keys = [(), (0,), (3,), (1, 2), (7, 0xD9, 0), (2**32 + 5, 1, 9), (17, 2**40, 0, 1),
+            *((int(i) + 1, 0xD9, int(ns)) for i, ns in rng.integers(0, 1000, size=(6, 2)))]
+    return [(e, k) for e in entropies for k in keys]
+
+
+def test_states_equal_seedsequence_for_every_length_of_seed_and_key() -> None:
+    seeds = _seeds()
+    states = seed_streams.pcg64_states(seeds)
+    expected = np.array([np.random.SeedSequence(e, spawn_key=k).generate_state(4, np.uint64) for e, k in seeds])
+    assert states.dtype == np.uint64 and states.shape == (len(seeds), 4)
+    assert np.array_equal(states, expected)
+
+
+def test_generators_draw_what_default_rng_draws() -> None:
+    seeds = _seeds()[::7]
+    ours = seed_streams.generators(seeds)
+    for (entropy, key), g in zip(seeds, ours, strict=True):
+        ref = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key))
+        assert np.array_equal(g.standard_normal(40), ref.standard_normal(40))
+        assert np.array_equal(g.integers(0, 10**9, 10), ref.integers(0, 10**9, 10))
+
+
+def test_a_negative_seed_is_refused_in_one_line() -> None:
+    with pytest.raises(ValueError, match="non-negative"):
+        seed_streams.pcg64_states([(1, (-1,))])
