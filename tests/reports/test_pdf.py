@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from fedrates.reports import pdf, pdf_fonts
 
@@ -162,6 +163,7 @@ def test_text_without_a_glyph_in_dejavu_is_written_with_its_plain_letter():
     assert _plain("𝒫_k, 𝔼[x], ℓ1, $5") == r"P_k, E[x], ℓ1, \$5"
 
 
+@pytest.mark.slow  # three reports drawn: several seconds of CPU, the long step
 def test_front_pages_are_drawn_once_per_content(tmp_path: Path) -> None:
     """The scorecard, errata and claim-list pages are cached by their content: a second report of the same verdicts
     draws none of them (and is byte-identical); a changed verdict redraws the pages that show it, not the others."""
