@@ -29,21 +29,23 @@ Task = tuple[str, pd.DataFrame, pd.DataFrame, Mapping[str, Any], tuple[str, ...]
 
 
 def missing(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], cache: Path, *,
-            with_pdf: bool) -> list[Task]:
+            with_pdf: bool, digests: Mapping[str, str] | None = None) -> list[Task]:
     """The claims whose figures are not in ``cache``: ``(kind, rows, paper rows, verdict, digests)`` with kind
     ``pages`` (PDF pages and their SVG, when a PDF is written; digests: the pages') or ``html`` (the HTML report's
-    own figures; digests: the claim figure's, the paper figure's). The digests are computed here, once: workers
-    store what they draw under them, whatever they would compute themselves."""
-    tasks = [_task(rows, paper, verdict, cache, with_pdf)
+    own figures; digests: the claim figure's, the paper figure's). The digests are computed here, once (or taken
+    from ``digests``, claim id → page digest, :func:`fedrates.reports.pdf.page_digests`): workers store what they
+    draw under them, whatever they would compute themselves."""
+    known = digests or {}
+    tasks = [_task(rows, paper, verdict, cache, with_pdf, known.get(str(verdict.get("claim", ""))))
              for rows, paper, verdict in pdf.claim_inputs(records, verdicts)]
     return [t for t in tasks if t is not None]
 
 
 def _task(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any], cache: Path,
-          with_pdf: bool) -> Task | None:
+          with_pdf: bool, page_digest: str | None = None) -> Task | None:
     """What :func:`missing` lists for one claim (None when its figures are cached)."""
     if with_pdf:
-        digest = pdf.page_digest(rows, paper, verdict)
+        digest = page_digest or pdf.page_digest(rows, paper, verdict)
         return None if (cache / f"{digest}.page.json").is_file() else ("pages", rows, paper, verdict, (digest,))
     if rows.empty:
         return None
@@ -92,14 +94,15 @@ def _draw(kind: str, rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[s
 
 
 def draw_missing(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], cache: str | Path, *, jobs: int,
-                 with_pdf: bool = True) -> int:
+                 with_pdf: bool = True, digests: Mapping[str, str] | None = None) -> int:
     """Draw the figures of every claim not in ``cache`` with ``jobs`` worker processes (see the module docstring);
     return how many claims were drawn. With one job (or one claim to draw) nothing is done here: the reports draw
-    it as they go. A task that fails is left to the report, which draws that claim again and reports the error."""
+    it as they go. A task that fails is left to the report, which draws that claim again and reports the error.
+    ``digests``: the claims' page digests when the caller computed them (see :func:`missing`)."""
     if jobs <= 1:
         return 0
     cache = Path(cache)
-    tasks = missing(records, verdicts, cache, with_pdf=with_pdf)
+    tasks = missing(records, verdicts, cache, with_pdf=with_pdf, digests=digests)
     if len(tasks) < 2:
         return 0
     from fedrates.verify import executors

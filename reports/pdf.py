@@ -407,6 +407,13 @@ def cached_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, 
     return entry
 
 
+def page_digests(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """claim id → :func:`page_digest` of its pages, for every verdict: computed once by a caller that both draws
+    the missing pages (:func:`fedrates.reports.drawing.draw_missing`) and puts the PDF together (:func:`render_pdf`)."""
+    return {str(verdict.get("claim", "")): page_digest(rows, paper, verdict)
+            for rows, paper, verdict in claim_inputs(records, verdicts)}
+
+
 def claim_inputs(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]]
                  ) -> list[tuple[pd.DataFrame, pd.DataFrame, Mapping[str, Any]]]:
     """``(rows, paper rows, verdict)`` of each verdict: what :func:`draw_pages` draws its pages from."""
@@ -425,6 +432,7 @@ def render_pdf(
     title: str = "fedrates verification report",
     shared: dict[str, dict[str, Any]] | None = None,
     cache: str | os.PathLike[str] | None = None,
+    digests: Mapping[str, str] | None = None,
 ) -> Path:
     """Write the PDF report to ``path`` atomically (temporary file + ``os.replace``); return the path.
 
@@ -434,7 +442,8 @@ def render_pdf(
     (:data:`fedrates.reports.html.FIGURE_CACHE`), so that a run that changes a few claims draws only their pages —
     and the document is put together with ``pypdf``. With ``shared`` (a dict), each claim's figures are also
     stored as ``shared[claim] = {"svg", "note", "paper_svg", "paper_note"}`` (SVG of the pages' figures), for
-    :func:`fedrates.reports.html.render_html` to reuse instead of drawing them again."""
+    :func:`fedrates.reports.html.render_html` to reuse instead of drawing them again. ``digests``: the claims' page
+    digests when the caller computed them (:func:`page_digests`), else computed here."""
     from pypdf import PdfReader, PdfWriter
 
     from fedrates.reports.html import FIGURE_CACHE
@@ -471,7 +480,7 @@ def render_pdf(
             if key != current:
                 outline.append((key, len(writer.pages), 1))
                 current = key
-            entry = cached_pages(rows, paper, verdict, cache_path)
+            entry = cached_pages(rows, paper, verdict, cache_path, (digests or {}).get(str(verdict.get("claim", ""))))
             writer.append(PdfReader(io.BytesIO(entry["pdf"])), import_outline=False)
             if shared is not None:
                 shared[str(verdict.get("claim", ""))] = {k: entry[k] for k in ("svg", "note", "paper_svg",

@@ -9,9 +9,11 @@ report always shows every claim verified in that directory, each with the profil
 that produced it (``merge=False`` writes only this run's claims). Each verdict also carries the figure description
 of :mod:`fedrates.verify.plotdata` (``plot``) and the broken variants that name the claim (``variants``).
 
-After the sweep, with ``jobs`` > 1, the claims are judged and annotated in worker processes (:func:`judge_claims`),
-which also draw each claim's figures into the run directory's figure cache; the main process merges the verdicts
-with earlier ones, writes the files and puts the reports together from the cache.
+With ``jobs`` > 1 the claims are judged and annotated in worker processes, which also draw each claim's figures into
+the run directory's figure cache: with the local pool, each claim as soon as its last sweep point is in, in the
+sweep's own pool (:func:`fedrates.verify.sweep.run_claims`'s follow-up); otherwise after the sweep
+(:func:`judge_claims`). The main process merges the verdicts with earlier ones, writes the files and puts the
+reports together from the cache.
 """
 
 from __future__ import annotations
@@ -333,20 +335,37 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
     ``report.pdf``). With ``merge`` (default) earlier claims in ``out`` not run now are kept (see the module
     docstring); the returned ``verdicts`` are this run's, ``kept`` the ids of earlier claims kept. ``on_verdicts``
     receives this run's verdicts before anything is written."""
+    from fedrates.reports.html import FIGURE_CACHE
+    from fedrates.verify import executors
+
     cache_root = out / "cache" / profile if use_cache else None
     bar = _Progress(enabled=progress)
     clock = {"started": time.perf_counter(), "cpu": time.process_time()}
+    timestamp = datetime.now(UTC).isoformat(timespec="seconds")
+    figures = (str(out / FIGURE_CACHE), bool(write_pdf))
+    then = None
+    if jobs > 1 and executors.active() is None:
+        # with the local pool, each claim is judged, annotated and drawn (when it has no paper figure) in the pool as
+        # soon as its last point is in, behind the points queued: the cores the sweep's last long points leave idle
+        # judge the claims that are done (a Dask cluster only sweeps: the figure cache is on this machine)
+        caught = _variants_naming([c.id for c in claims])
+
+        def then(claim: Claim, rows: pd.DataFrame | None, error: str | None) -> tuple[Callable[..., Any], tuple]:
+            return _judge_annotated, (claim, rows, error, profile, int(base_seed), timestamp,
+                                      caught.get(claim.id, []), figures)
     try:
-        sweep = run_claims(claims, profile, cache_root, jobs=jobs, base_seed=base_seed, on_progress=bar.update)
+        sweep = run_claims(claims, profile, cache_root, jobs=jobs, base_seed=base_seed, on_progress=bar.update,
+                           then=then)
     finally:
         bar.close()
     clock["swept"] = time.perf_counter()
-    timestamp = datetime.now(UTC).isoformat(timespec="seconds")
-    from fedrates.reports.html import FIGURE_CACHE
-
-    # judged, annotated and (when the claim has no paper figure) drawn in worker processes with jobs > 1
-    verdicts = judge_claims(claims, sweep.records, sweep.errors, profile, base_seed=base_seed, timestamp=timestamp,
-                            jobs=jobs, figures=(out / FIGURE_CACHE, write_pdf))
+    # the claims not judged in the sweep's pool (all of them without one): judged now, in worker processes with
+    # jobs > 1; the same code on the same records either way, so the verdicts do not depend on where they are judged
+    rest = [c for c in claims if c.id not in sweep.followed]
+    judged = dict(zip([c.id for c in rest], judge_claims(
+        rest, sweep.records, sweep.errors, profile, base_seed=base_seed, timestamp=timestamp, jobs=jobs,
+        figures=(out / FIGURE_CACHE, write_pdf)), strict=True)) if rest else {}
+    verdicts = [sweep.followed[c.id] if c.id in sweep.followed else judged[c.id] for c in claims]
     clock["judged"] = time.perf_counter()
     frames = [df for df in sweep.records.values() if len(df)]
     records = pd.concat(frames, ignore_index=True) if frames else rec.empty_records()
@@ -378,13 +397,16 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
             from fedrates.reports.html import render_html
 
             # figures not cached yet are drawn in worker processes; the reports then read them from the cache
-            draw_missing(all_records, all_verdicts, out / FIGURE_CACHE, jobs=jobs, with_pdf=write_pdf)
+            from fedrates.reports.pdf import page_digests, render_pdf
+
+            digests = page_digests(all_records, all_verdicts) if write_pdf else None  # computed once, used twice
+            draw_missing(all_records, all_verdicts, out / FIGURE_CACHE, jobs=jobs, with_pdf=write_pdf,
+                         digests=digests)
             shared: dict[str, Any] | None = None
             if write_pdf:  # each figure drawn once: the PDF pages first, their figures reused as SVG by the HTML report
-                from fedrates.reports.pdf import render_pdf
-
                 shared = {}
-                render_pdf(all_records, all_verdicts, provenance, all_errata, out / "report.pdf", shared=shared)
+                render_pdf(all_records, all_verdicts, provenance, all_errata, out / "report.pdf", shared=shared,
+                           digests=digests)
             render_html(all_records, all_verdicts, provenance, all_errata, out / "report.html", shared=shared)
             rec.write_json_atomic({"digest": digest}, out / _REPORT_DIGEST)
         rec.write_json_atomic(_timings(clock, sweep, profile, jobs), out / "timings.json")
@@ -394,9 +416,9 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
 
 
 def _timings(clock: dict[str, float], sweep: Any, profile: str, jobs: int) -> dict[str, Any]:
-    """``timings.json`` of a run: wall seconds of its phases (sweep; judging, with the figures the workers draw;
-    records and reports), the main process's CPU seconds, and per claim the CPU seconds its points took to compute
-    (what its time budget counts), heaviest first."""
+    """``timings.json`` of a run: wall seconds of its phases (sweep, with the claims judged and drawn in its pool;
+    judging the others, with the figures the workers draw; records and reports), the main process's CPU seconds,
+    and per claim the CPU seconds its points took to compute (what its time budget counts), heaviest first."""
     now = time.perf_counter()
     per_claim = sorted(sweep.seconds.items(), key=lambda kv: -kv[1])
     return {"profile": profile, "jobs": jobs,
@@ -406,6 +428,7 @@ def _timings(clock: dict[str, float], sweep: Any, profile: str, jobs: int) -> di
                              "total": round(now - clock["started"], 3)},
             "main_process_cpu_seconds": round(time.process_time() - clock["cpu"], 3),
             "points": {"computed": sweep.computed, "cached": sweep.cached},
+            "claims_judged_in_sweep": len(sweep.followed),
             "claim_compute_cpu_seconds": {k: round(v, 3) for k, v in per_claim},
             "claim_compute_cpu_seconds_total": round(sum(v for _, v in per_claim), 3)}
 

@@ -72,6 +72,14 @@ class SweepResult:
     cached: int = 0
     #: claim id → CPU seconds its points took to compute in this run (cached points: 0), what its budget counts
     seconds: dict[str, float] = field(default_factory=dict)
+    #: claim id → what the ``then`` follow-up of :func:`run_claims` returned for it (claims whose follow-up did not
+    #: run in the pool — serial sweeps, a worker that died — are absent: the caller runs it itself)
+    followed: dict[str, Any] = field(default_factory=dict)
+
+
+#: a follow-up of :func:`run_claims`: given a claim, its records (None when it has none) and its error (None when it
+#: has none), the function and arguments to run in the sweep's pool once the claim's last point is in
+FollowUp = Callable[[Claim, "pd.DataFrame | None", "str | None"], tuple[Callable[..., Any], tuple]]
 
 
 def _source_digest(paths: Sequence[Path]) -> str:
@@ -277,8 +285,15 @@ def _budget(claim: Claim, profile: str) -> float:
 
 
 def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, jobs: int = 1,
-               base_seed: int = 0, on_progress: Callable[[int, int, str], None] | None = None) -> SweepResult:
-    """Run (or load from cache) every point of every claim; exceptions mark the claim as errored."""
+               base_seed: int = 0, on_progress: Callable[[int, int, str], None] | None = None,
+               then: FollowUp | None = None) -> SweepResult:
+    """Run (or load from cache) every point of every claim; exceptions mark the claim as errored.
+
+    ``then`` (used with a process pool only): as soon as a claim's last point is in (computed, cached, failed or
+    cancelled), the task ``then(claim, records, error)`` names is queued in the same pool, behind the points already
+    queued, and its result is stored in :attr:`SweepResult.followed` — e.g. judging the claim and drawing its
+    figures, which then fill the cores the sweep's last long points leave idle. The records handed over are the
+    claim's final ones (canonical order, as :attr:`SweepResult.records` holds them)."""
     result = SweepResult()
     tasks: list[Task] = []
     per_claim: dict[str, list[pd.DataFrame]] = {c.id: [] for c in claims}
@@ -300,6 +315,19 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                     tasks.append(Task(claim, i, point, batch))
     total, done = len(tasks), 0
     spent = result.seconds
+    by_id = {c.id: c for c in claims}
+    remaining: dict[str, int] = {}
+    for task in tasks:
+        remaining[task.claim.id] = remaining.get(task.claim.id, 0) + 1
+
+    def records_of(claim_id: str) -> pd.DataFrame | None:
+        """The claim's records once all its points are in (None when it failed or has none)."""
+        frames = per_claim.get(claim_id)
+        if claim_id in result.errors or not frames:
+            return None
+        if claim_id not in result.records:
+            result.records[claim_id] = canonical(owned(pd.concat(frames, ignore_index=True), by_id[claim_id]))
+        return result.records[claim_id]
 
     def finish(task: Task, frame: pd.DataFrame | None, error: str | None, seconds: float = 0.0) -> None:
         nonlocal done
@@ -321,6 +349,7 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                                   task.point, task.seeds)
                 except OSError as exc:  # an unwritable cache must not lose the computed result
                     sys.stderr.write(f"fedrates: warning: could not cache results: {exc}\n")
+        remaining[task.claim.id] -= 1
         if on_progress:
             on_progress(done, total, task.claim.id)
 
@@ -341,23 +370,41 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
         with (pool_factory or executors.local)(jobs) as pool:
             futures = {pool.submit(_simulate, t): t for t in tasks}
             handled: set = set()
+            following: dict = {}  # follow-up future → claim id
+
+            def follow(claim: Claim) -> None:
+                if then is not None:
+                    fn, args = then(claim, records_of(claim.id), result.errors.get(claim.id))
+                    following[pool.submit(fn, *args)] = claim.id
+
             try:
-                pending = set(futures)
+                for claim in claims:  # claims with nothing to compute: followed up at once
+                    if claim.id not in remaining:
+                        follow(claim)
+                pending = set(futures) | set(following)
                 while pending:
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                     for fut in finished:
+                        if fut in following:
+                            if not fut.cancelled() and fut.exception() is None:
+                                result.followed[following[fut]] = fut.result()
+                            continue
                         task = futures[fut]
                         handled.add(fut)
                         if fut.cancelled():  # skipped after its claim ran out of budget
                             finish(task, None, result.errors.get(task.claim.id, "cancelled"))
-                            continue
-                        exc = fut.exception()
-                        frame, seconds = (None, 0.0) if exc else fut.result()
-                        finish(task, frame, _describe(exc) if exc else None, seconds)
-                        if task.claim.id in result.errors:  # out of budget or failed: skip its queued batches
-                            for other in pending:
-                                if futures[other].claim.id == task.claim.id:
-                                    other.cancel()
+                        else:
+                            exc = fut.exception()
+                            frame, seconds = (None, 0.0) if exc else fut.result()
+                            finish(task, frame, _describe(exc) if exc else None, seconds)
+                            if task.claim.id in result.errors:  # out of budget or failed: skip its queued batches
+                                for other in pending:
+                                    if other in futures and futures[other].claim.id == task.claim.id:
+                                        other.cancel()
+                        if remaining[task.claim.id] == 0:  # the claim's last point is in
+                            before = set(following)
+                            follow(task.claim)
+                            pending |= set(following) - before
             except KeyboardInterrupt:
                 for fut in futures:
                     fut.cancel()
@@ -370,10 +417,8 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                             pass
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
-    by_id = {c.id: c for c in claims}
-    for claim_id, frames in per_claim.items():
-        if frames and claim_id not in result.errors:
-            result.records[claim_id] = canonical(owned(pd.concat(frames, ignore_index=True), by_id[claim_id]))
+    for claim_id in per_claim:
+        records_of(claim_id)
     return result
 
 

@@ -58,7 +58,7 @@ def toy(cid: str, scale: float = 0.5) -> _Toy:
                 metric="objective_gap", x="iterations", n_seeds={"quick": 4, "standard": 6, "full": 8}, scale=scale)
 
 
-def _stub_report(records, verdicts, provenance, errata, path, title="", shared=None, cache=None):
+def _stub_report(records, verdicts, provenance, errata, path, title="", shared=None, cache=None, digests=None):
     """A report file naming the claims, written atomically like the real renderers (which draw every figure:
     seconds per run, and not what these tests are about; tests/reports covers them)."""
     path = Path(path)

@@ -88,3 +88,32 @@ def test_a_crashing_claim_does_not_stop_the_others(tmp_path):
 def test_base_seed_changes_the_seeds():
     assert toy().seeds("quick", 0) != toy().seeds("quick", 1)
     assert len(set(toy().seeds("quick", 0)) | set(toy().seeds("quick", 1))) == 6
+
+
+def _summary(claim_id, rows, error):
+    """A follow-up task: what it was handed (runs in a worker process)."""
+    return claim_id, rows, error
+
+
+def _follow(claim, rows, error):
+    return _summary, (claim.id, rows, error)
+
+
+def test_follow_ups_run_in_the_pool_with_each_claims_final_records(tmp_path):
+    claims = [toy("bad/claim", fail_at=20), toy("good/claim")]
+    res = run_claims(claims, "quick", tmp_path, jobs=2, then=_follow)
+    assert set(res.followed) == {"bad/claim", "good/claim"}
+    good_id, good_rows, good_error = res.followed["good/claim"]
+    assert good_id == "good/claim" and good_error is None
+    pd.testing.assert_frame_equal(good_rows, res.records["good/claim"])  # the canonical records, not one batch
+    bad_id, bad_rows, bad_error = res.followed["bad/claim"]
+    assert bad_rows is None and "boom" in bad_error and bad_error == res.errors["bad/claim"]
+    # a claim whose points all come from the cache is followed up too (while another claim computes), same records
+    again = run_claims([toy("good/claim"), toy("new/claim")], "quick", tmp_path, jobs=2, then=_follow)
+    assert again.computed == 3 and again.cached == 3 and set(again.followed) == {"good/claim", "new/claim"}
+    pd.testing.assert_frame_equal(again.followed["good/claim"][1], good_rows)
+
+
+def test_a_serial_sweep_leaves_follow_ups_to_the_caller(tmp_path):
+    res = run_claims([toy()], "quick", tmp_path, jobs=1, then=_follow)
+    assert res.followed == {} and "toy.claim/rate" in res.records
