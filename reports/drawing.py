@@ -59,16 +59,20 @@ def _task(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any], c
     return None
 
 
-def draw_claim(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path, *, with_pdf: bool) -> bool:
-    """Draw into ``cache`` the figures of one claim that has no paper figure (whose pages depend on its own records
-    and verdict only), when they are not there yet — what a worker that just judged the claim does, so that the
-    reports find them drawn; True when something was drawn. A claim with a paper figure is left to
-    :func:`draw_missing` (its pages draw from the records of the other claims of its paper)."""
+def draw_claim(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path, *, with_pdf: bool,
+               paper: pd.DataFrame | None = None) -> bool:
+    """Draw into ``cache`` the figures of one claim, when they are not there yet — what a worker that just judged the
+    claim does, so that the reports find them drawn; True when something was drawn. A claim with a paper figure
+    draws from the records of every claim of its paper: without them (``paper``, as
+    :func:`fedrates.reports.pdf.paper_rows` selects them) it is left to :func:`draw_missing`. Figures are stored
+    under the digest of what they were drawn from, so a figure drawn from other records than the report's is only
+    never looked up."""
     claim = str(verdict.get("claim", ""))
-    if claim in paper_figures.PAPER_FIGURES:
+    has_paper_figure = claim in paper_figures.PAPER_FIGURES
+    if has_paper_figure and paper is None:
         return False
     rows = rows if "claim" not in rows.columns or (rows["claim"] == claim).all() else rows[rows["claim"] == claim]
-    task = _task(rows, rows.iloc[0:0], verdict, cache, with_pdf)
+    task = _task(rows, paper if has_paper_figure else rows.iloc[0:0], verdict, cache, with_pdf)
     if task is None:
         return False
     _draw(*task, str(cache))

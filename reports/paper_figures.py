@@ -62,6 +62,7 @@ def das_figure1(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
     note = str(verdict.get("clip_threshold_note", ""))
     if note:
         fig.suptitle(note.replace("$", r"\$"), fontsize=7, wrap=True)
+    _plain_ticks(fig)
     return fig
 
 
@@ -88,7 +89,16 @@ def das_figure2(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle("Figure 2 (Das et al.): SNR of the aggregated update, identical noise", fontsize=8)
+    _plain_ticks(fig)
     return fig
+
+
+def _plain_ticks(fig: Figure) -> None:
+    """Plain-text log tick labels on every axes (:func:`fedrates.reports.figures.plain_log_ticks`)."""
+    from fedrates.reports.figures import plain_log_ticks
+
+    for ax in fig.axes:
+        plain_log_ticks(ax)
 
 
 def _series(records: pd.DataFrame, claim: str, metric: str, key: str) -> tuple[np.ndarray, np.ndarray]:
@@ -207,6 +217,7 @@ def bylinkin_separation(records: pd.DataFrame, verdict: Mapping[str, Any] | None
                   "seeds,\nε: relative gap ≤ 1e-3;  the two families run on different instances (compare slopes, not "
                   "levels)",
                   fontsize=7)  # two lines: one would run past the edge of an A4 page
+    _plain_ticks(fig)
     return fig
 
 

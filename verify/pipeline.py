@@ -225,6 +225,48 @@ def _judge_annotated(claim: Claim, rows: pd.DataFrame | None, error: str | None,
     return verdict
 
 
+#: tasks for a worker pool: (function, positional arguments)
+_Tasks = list[tuple[Callable[..., Any], tuple]]
+
+
+def _paper_pages_when_complete(claims: Sequence[Claim], figures: tuple[str, bool]
+                               ) -> Callable[[str, Any, dict[str, pd.DataFrame]], _Tasks]:
+    """An ``after_follow`` of :func:`fedrates.verify.sweep.run_claims` for a run into a fresh directory: once every
+    claim of a paper is judged, the pages of its claims with a paper figure (drawn from the records of the whole
+    paper) are drawn in the pool too, from the records the report will hold — this run's, in the order of
+    ``claims``. Nothing rests on it: the pages are stored under the digest of what they were drawn from, and the
+    report draws any page it does not find."""
+    from fedrates.reports import paper_figures
+
+    members: dict[str, list[str]] = {}
+    for claim in claims:
+        members.setdefault(claim.id.split(".", 1)[0], []).append(claim.id)
+    verdicts: dict[str, dict[str, Any]] = {}
+
+    def after(claim_id: str, verdict: Any, records: dict[str, pd.DataFrame]) -> _Tasks:
+        verdicts[claim_id] = verdict
+        ids = members.get(claim_id.split(".", 1)[0], [])
+        if not all(i in verdicts for i in ids):
+            return []
+        frames = [records[i] for i in ids if i in records and len(records[i])]
+        paper = pd.concat(frames, ignore_index=True) if frames else rec.empty_records()
+        return [(_draw_with_paper, (records[i], paper, verdicts[i], *figures)) for i in ids
+                if i in paper_figures.PAPER_FIGURES and i in records]
+    return after
+
+
+def _draw_with_paper(rows: pd.DataFrame, paper: pd.DataFrame, verdict: dict[str, Any], cache: str,
+                     with_pdf: bool) -> None:
+    """A worker task: a claim's figures, its paper figure included (:func:`fedrates.reports.drawing.draw_claim`);
+    a figure that cannot be drawn here is drawn (and explained) by the report."""
+    from fedrates.reports import drawing
+
+    try:
+        drawing.draw_claim(rows, verdict, Path(cache), with_pdf=with_pdf, paper=paper)
+    except Exception:  # noqa: BLE001
+        pass
+
+
 def judge_claims(claims: Sequence[Claim], records: dict[str, pd.DataFrame], errors: dict[str, str], profile: str,
                  *, base_seed: int, timestamp: str, jobs: int = 1, figures: tuple[Path, bool] | None = None
                  ) -> list[dict[str, Any]]:
@@ -353,9 +395,11 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
         def then(claim: Claim, rows: pd.DataFrame | None, error: str | None) -> tuple[Callable[..., Any], tuple]:
             return _judge_annotated, (claim, rows, error, profile, int(base_seed), timestamp,
                                       caught.get(claim.id, []), figures)
+    fresh = not merge or not (out / "verdicts.json").is_file()
     try:
         sweep = run_claims(claims, profile, cache_root, jobs=jobs, base_seed=base_seed, on_progress=bar.update,
-                           then=then)
+                           then=then, after_follow=_paper_pages_when_complete(claims, figures) if then and fresh
+                           else None)
     finally:
         bar.close()
     clock["swept"] = time.perf_counter()

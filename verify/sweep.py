@@ -286,14 +286,20 @@ def _budget(claim: Claim, profile: str) -> float:
 
 def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, jobs: int = 1,
                base_seed: int = 0, on_progress: Callable[[int, int, str], None] | None = None,
-               then: FollowUp | None = None) -> SweepResult:
+               then: FollowUp | None = None,
+               after_follow: Callable[[str, Any, dict[str, pd.DataFrame]], Sequence[tuple[Callable[..., Any], tuple]]]
+               | None = None
+               ) -> SweepResult:
     """Run (or load from cache) every point of every claim; exceptions mark the claim as errored.
 
     ``then`` (used with a process pool only): as soon as a claim's last point is in (computed, cached, failed or
     cancelled), the task ``then(claim, records, error)`` names is queued in the same pool, behind the points already
     queued, and its result is stored in :attr:`SweepResult.followed` — e.g. judging the claim and drawing its
     figures, which then fill the cores the sweep's last long points leave idle. The records handed over are the
-    claim's final ones (canonical order, as :attr:`SweepResult.records` holds them)."""
+    claim's final ones (canonical order, as :attr:`SweepResult.records` holds them). ``after_follow(claim id,
+    result, records)`` (records: claim id → final records of the claims complete so far) is called in this process
+    as each follow-up ends and may name more tasks for the pool (their results are not kept: e.g. figures drawn into
+    a cache from the records of several claims)."""
     result = SweepResult()
     tasks: list[Task] = []
     per_claim: dict[str, list[pd.DataFrame]] = {c.id: [] for c in claims}
@@ -370,7 +376,7 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
         with (pool_factory or executors.local)(jobs) as pool:
             futures = {pool.submit(_simulate, t): t for t in tasks}
             handled: set = set()
-            following: dict = {}  # follow-up future → claim id
+            following: dict = {}  # follow-up future → claim id (None: a task named by after_follow)
 
             def follow(claim: Claim) -> None:
                 if then is not None:
@@ -386,8 +392,14 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                     for fut in finished:
                         if fut in following:
-                            if not fut.cancelled() and fut.exception() is None:
-                                result.followed[following[fut]] = fut.result()
+                            claim_id = following.pop(fut)
+                            if claim_id is not None and not fut.cancelled() and fut.exception() is None:
+                                result.followed[claim_id] = fut.result()
+                                for fn, args in (after_follow(claim_id, fut.result(), result.records) if after_follow
+                                                 else ()):
+                                    extra = pool.submit(fn, *args)
+                                    following[extra] = None
+                                    pending.add(extra)
                             continue
                         task = futures[fut]
                         handled.add(fut)
@@ -419,6 +431,8 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                 raise
     for claim_id in per_claim:
         records_of(claim_id)
+    # in the order of ``claims``, whatever order they finished in: the records written do not depend on timing
+    result.records = {c: result.records[c] for c in per_claim if c in result.records}
     return result
 
 

@@ -36,3 +36,25 @@ def test_judged_in_workers_as_in_one_process_and_figures_drawn_where_the_report_
     records = pd.concat(list(sweep.records.values()), ignore_index=True)
     assert len(list(cache.glob("*.page.json"))) == 2
     assert drawing.missing(records, two, cache, with_pdf=True) == []
+
+
+@pytest.mark.slow
+def test_a_fresh_verify_draws_every_page_in_the_sweeps_pool_paper_figures_included(tmp_path: Path,
+                                                                                  monkeypatch) -> None:
+    from fedrates.reports import paper_figures
+    from fedrates.verify.pipeline import verify_claims
+
+    ids = ("das.fig3/trajectories", "bylinkin.thm4/exact-contraction")
+    assert ids[0] in paper_figures.PAPER_FIGURES and ids[1] not in paper_figures.PAPER_FIGURES
+    left: list[list] = []
+    real = drawing.draw_missing
+
+    def after_the_sweep(records, verdicts, cache, *, jobs, with_pdf=True, digests=None):
+        left.append(drawing.missing(records, verdicts, Path(cache), with_pdf=with_pdf, digests=digests))
+        return real(records, verdicts, cache, jobs=jobs, with_pdf=with_pdf, digests=digests)
+
+    monkeypatch.setattr(drawing, "draw_missing", after_the_sweep)
+    verify_claims([registry.get(c) for c in ids], profile="quick", out=tmp_path / "out", jobs=2, progress=False)
+    assert left == [[]]  # the claim pages and the paper figure's page were all drawn before the report needed them
+    timings = json.loads((tmp_path / "out" / "timings.json").read_text())
+    assert timings["claims_judged_in_sweep"] == 2

@@ -1,5 +1,6 @@
 """Sweeps: caching, resume after interruption, identical records for any --jobs, error isolation."""
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +18,7 @@ class ToyClaim(Claim):
     """Synthetic 'measurements' value = x^-1 · lognormal noise drawn from the seed: no algorithm involved."""
 
     fail_at: int | None = None
+    delay: float = 0.0  # seconds each point takes (to make a claim finish after the ones listed after it)
 
     def points(self, profile):
         return [{"iterations": int(t)} for t in (10, 20, 40)]
@@ -25,6 +27,7 @@ class ToyClaim(Claim):
         CALLS.append((self.id, point["iterations"], tuple(seeds)))
         if self.fail_at == point["iterations"]:
             raise RuntimeError("boom")
+        time.sleep(self.delay)
         rows = []
         for s in seeds:
             rng = np.random.default_rng(s)
@@ -117,3 +120,9 @@ def test_follow_ups_run_in_the_pool_with_each_claims_final_records(tmp_path):
 def test_a_serial_sweep_leaves_follow_ups_to_the_caller(tmp_path):
     res = run_claims([toy()], "quick", tmp_path, jobs=1, then=_follow)
     assert res.followed == {} and "toy.claim/rate" in res.records
+
+
+def test_records_keep_the_order_of_the_claims_whatever_order_they_finish_in(tmp_path):
+    claims = [toy("slow/claim", delay=0.3), toy("fast/claim")]
+    res = run_claims(claims, "quick", tmp_path, jobs=2, then=_follow)
+    assert list(res.records) == ["slow/claim", "fast/claim"]
