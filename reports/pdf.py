@@ -414,6 +414,20 @@ def page_digests(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]]) -
             for rows, paper, verdict in claim_inputs(records, verdicts)}
 
 
+def page_figures(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], cache: Path,
+                 digests: Mapping[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """claim id → the figures of its pages (``svg``, ``note``, ``paper_svg``, ``paper_note``), read from the page
+    cache (drawn and stored when missing, :func:`cached_pages`): what :func:`render_pdf` hands the HTML report in
+    ``shared``, for a caller that writes the HTML report while the PDF is put together."""
+    known = digests or {}
+    figures_of: dict[str, dict[str, Any]] = {}
+    for rows, paper, verdict in claim_inputs(records, verdicts):
+        claim = str(verdict.get("claim", ""))
+        entry = cached_pages(rows, paper, verdict, cache, known.get(claim))
+        figures_of[claim] = {k: entry[k] for k in ("svg", "note", "paper_svg", "paper_note")}
+    return figures_of
+
+
 def claim_inputs(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]]
                  ) -> list[tuple[pd.DataFrame, pd.DataFrame, Mapping[str, Any]]]:
     """``(rows, paper rows, verdict)`` of each verdict: what :func:`draw_pages` draws its pages from."""

@@ -447,16 +447,61 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
             draw_missing(all_records, all_verdicts, out / FIGURE_CACHE, jobs=jobs, with_pdf=write_pdf,
                          digests=digests)
             shared: dict[str, Any] | None = None
+            html_beside = _html_beside(all_records, all_verdicts, provenance, all_errata, out, digests) \
+                if write_pdf and jobs > 1 else None
             if write_pdf:  # each figure drawn once: the PDF pages first, their figures reused as SVG by the HTML report
                 shared = {}
                 render_pdf(all_records, all_verdicts, provenance, all_errata, out / "report.pdf", shared=shared,
                            digests=digests)
-            render_html(all_records, all_verdicts, provenance, all_errata, out / "report.html", shared=shared)
+            if html_beside is None or not _joined(html_beside):
+                render_html(all_records, all_verdicts, provenance, all_errata, out / "report.html", shared=shared)
             rec.write_json_atomic({"digest": digest}, out / _REPORT_DIGEST)
         rec.write_json_atomic(_timings(clock, sweep, profile, jobs), out / "timings.json")
         outputs.write_manifest(out)
     return {"verdicts": verdicts, "records": records, "provenance": provenance, "errata": errata, "kept": kept,
             "all_verdicts": all_verdicts}
+
+
+def _html_beside(records: pd.DataFrame, verdicts: list[dict[str, Any]], provenance: dict[str, Any],
+                 errata: list[dict[str, Any]], out: Path, digests: dict[str, str] | None) -> Any:
+    """Start writing ``report.html`` in a forked process, from the figures of the PDF pages in the figure cache
+    (:func:`fedrates.reports.pdf.page_figures`), while this process puts the PDF together: the same report as
+    :func:`fedrates.reports.html.render_html` given the PDF's figures, on the other core. None when this platform
+    cannot fork (the HTML report is then written after the PDF)."""
+    import multiprocessing
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:
+        return None
+    child = context.Process(target=_write_html, args=(records, verdicts, provenance, errata, str(out), digests),
+                            name="fedrates-html", daemon=True)
+    child.start()
+    return child
+
+
+def _write_html(records: pd.DataFrame, verdicts: list[dict[str, Any]], provenance: dict[str, Any],
+                errata: list[dict[str, Any]], out: str, digests: dict[str, str] | None) -> None:
+    """The forked process of :func:`_html_beside`: exits 0 once ``report.html`` is written, 1 otherwise (the parent
+    then writes it itself)."""
+    import os
+
+    from fedrates.reports.html import FIGURE_CACHE, render_html
+    from fedrates.reports.pdf import page_figures
+
+    try:
+        shared = page_figures(records, verdicts, Path(out) / FIGURE_CACHE, digests)
+        render_html(records, verdicts, provenance, errata, Path(out) / "report.html", shared=shared)
+        code = 0
+    except BaseException:  # noqa: BLE001 - the parent writes the report and reports what goes wrong
+        code = 1
+    os._exit(code)  # no exit handlers of the parent's state (atexit, pools) in a forked child
+
+
+def _joined(child: Any) -> bool:
+    """Wait for the process of :func:`_html_beside`; True when it wrote the report."""
+    child.join()
+    return child.exitcode == 0
 
 
 def _timings(clock: dict[str, float], sweep: Any, profile: str, jobs: int) -> dict[str, Any]:

@@ -259,3 +259,40 @@ def test_verify_with_two_jobs_gives_the_figures_of_one_job(tmp_path: Path) -> No
     one, two = (_svgs((tmp_path / d / "report.html").read_text()) for d in ("one", "two"))
     assert len(one) == 3 and one == two
     assert _outline(tmp_path / "one" / "report.pdf") == _outline(tmp_path / "two" / "report.pdf")
+
+
+class _Failed:
+    """A stand-in for the forked HTML writer that failed: the run writes the HTML report itself, after the PDF."""
+
+    exitcode = 1
+
+    def join(self) -> None:
+        return None
+
+
+@pytest.mark.slow  # two runs with their reports: the long step
+def test_the_html_report_written_beside_the_pdf_is_the_one_written_after_it(tmp_path: Path, monkeypatch) -> None:
+    import datetime as dt
+
+    from fedrates.verify import pipeline
+
+    class _Fixed(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return dt.datetime(2000, 1, 1, tzinfo=tz)
+
+    monkeypatch.setattr(pipeline, "datetime", _Fixed)
+    claims = [_toy("t/a"), _toy("t/b", scale=2.0)]
+    started = []
+    real = pipeline._html_beside
+    monkeypatch.setattr(pipeline, "_html_beside", lambda *a: started.append(1) or real(*a))
+    verify_claims(claims, profile="quick", out=tmp_path / "x", jobs=2, progress=False, write_pdf=True)
+    assert started == [1]
+    beside = (tmp_path / "x" / "report.html").read_text()
+    monkeypatch.setattr(pipeline, "_html_beside", lambda *a: _Failed())
+    verify_claims(claims, profile="quick", out=tmp_path / "y", jobs=2, progress=False, write_pdf=True)
+    after = (tmp_path / "y" / "report.html").read_text()
+    import re
+
+    stamp = re.compile(r"(timestamp_utc</th><td><code>)[^<]*")  # the provenance's own clock: when records were written
+    assert "<svg" in beside and stamp.sub(r"\1", beside) == stamp.sub(r"\1", after)
