@@ -10,8 +10,9 @@ Two measurements, each the best of ``--repeat`` (default 3) in this one process,
     fills the copy's figure cache, as the run that made the folder would have. Target: full / new ≤ 1.2.
 (b) **judging + report of every claim of the run from its stored records**, as ``verify`` does after its sweep:
     the claims judged and annotated in ``--jobs`` worker processes, which also draw the figures of the claims
-    without a paper figure (``judge_claims``), the paper figures drawn by the workers next (``draw_missing``), then
-    the PDF (fonts subset once for the whole document) and HTML reports put together in this process. Into an
+    without a paper figure (``judge_claims``), then ``write_reports`` as ``verify`` calls it: page digests once, the
+    paper figures drawn by the workers, the PDF (fonts subset once for the whole document) put together in this
+    process while a forked process writes the HTML report. Into an
     empty figure cache ("cold"), and again with the figures of the cold pass in the cache ("warm", what a report of
     a folder whose claims did not change costs). Target: cold ≤ 10 s on 2 idle cores.
 
@@ -90,7 +91,7 @@ def _judge_and_report(run: Path, dest: Path, cache: Path, jobs: int, baseline: b
     from fedrates.reports.pdf import render_pdf
     from fedrates.verify import claims as registry
     from fedrates.verify import records as rec
-    from fedrates.verify.pipeline import annotate, collect_errata, judge_all, judge_claims
+    from fedrates.verify.pipeline import annotate, collect_errata, judge_all, judge_claims, write_reports
 
     stored = json.loads((run / "verdicts.json").read_text())
     known = set(registry.ids())
@@ -109,16 +110,21 @@ def _judge_and_report(run: Path, dest: Path, cache: Path, jobs: int, baseline: b
                                 figures=(cache, True))
     errata = collect_errata(claims)
     times["judge"] = time.perf_counter() - start
-    mark = time.perf_counter()
-    draw_missing(records, verdicts, cache, jobs=jobs, with_pdf=True)
-    times["draw"] = time.perf_counter() - mark
-    mark = time.perf_counter()
-    shared: dict[str, Any] = {}
-    render_pdf(records, verdicts, provenance, errata, dest / "report.pdf", shared=shared, cache=cache)
-    times["pdf"] = time.perf_counter() - mark
-    mark = time.perf_counter()
-    render_html(records, verdicts, provenance, errata, dest / "report.html", shared=shared, cache=cache)
-    times["html"] = time.perf_counter() - mark
+    if baseline:  # as before: paper figures drawn by the workers, then the PDF, then the HTML, in this process
+        mark = time.perf_counter()
+        draw_missing(records, verdicts, cache, jobs=jobs, with_pdf=True)
+        times["draw"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        shared: dict[str, Any] = {}
+        render_pdf(records, verdicts, provenance, errata, dest / "report.pdf", shared=shared, cache=cache)
+        times["pdf"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        render_html(records, verdicts, provenance, errata, dest / "report.html", shared=shared, cache=cache)
+        times["html"] = time.perf_counter() - mark
+    else:  # what verify does: digests once, paper figures in the workers, the HTML written beside the PDF
+        dest.mkdir(parents=True, exist_ok=True)
+        stages = write_reports(records, verdicts, provenance, errata, dest, jobs=jobs, cache=cache)
+        times.update(draw=stages["draw"], pdf=stages["pdf"], html=stages["html_after_pdf"])
     times["total"] = time.perf_counter() - start
     times["cpu"] = time.process_time() - cpu  # of this (the main) process: what the workers cannot take over
     times["claims"] = len(claims)
@@ -128,7 +134,8 @@ def _judge_and_report(run: Path, dest: Path, cache: Path, jobs: int, baseline: b
 def _split(t: dict[str, float]) -> str:
     return (f"{t['total']:7.2f} s ({int(t['claims'])} claims: judging and drawing {t['judge']:.2f}, "
             f"paper figures {t['draw']:.2f}, "
-            f"PDF {t['pdf']:.2f}, HTML {t['html']:.2f}; main-process CPU {t['cpu']:.2f} s)")
+            f"PDF {t['pdf']:.2f}, HTML {t['html']:.2f} (after the PDF; written beside it unless baseline); "
+            f"main-process CPU {t['cpu']:.2f} s)")
 
 
 def main() -> None:

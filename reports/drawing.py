@@ -60,23 +60,25 @@ def _task(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any], c
 
 
 def draw_claim(rows: pd.DataFrame, verdict: Mapping[str, Any], cache: Path, *, with_pdf: bool,
-               paper: pd.DataFrame | None = None) -> bool:
+               paper: pd.DataFrame | None = None) -> str | None:
     """Draw into ``cache`` the figures of one claim, when they are not there yet — what a worker that just judged the
-    claim does, so that the reports find them drawn; True when something was drawn. A claim with a paper figure
-    draws from the records of every claim of its paper: without them (``paper``, as
-    :func:`fedrates.reports.pdf.paper_rows` selects them) it is left to :func:`draw_missing`. Figures are stored
-    under the digest of what they were drawn from, so a figure drawn from other records than the report's is only
-    never looked up."""
+    claim does, so that the reports find them drawn. Returns the digest of the claim's PDF pages
+    (:func:`fedrates.reports.pdf.page_digest`, whether drawn now or found), None without a PDF or when the claim
+    is left to :func:`draw_missing`. A claim with a paper figure draws from the records of every claim of its
+    paper: without them (``paper``, as :func:`fedrates.reports.pdf.paper_rows` selects them) it is left to
+    :func:`draw_missing`. Figures are stored under the digest of what they were drawn from, so a figure drawn from
+    other records than the report's is only never looked up."""
     claim = str(verdict.get("claim", ""))
     has_paper_figure = claim in paper_figures.PAPER_FIGURES
     if has_paper_figure and paper is None:
-        return False
+        return None
     rows = rows if "claim" not in rows.columns or (rows["claim"] == claim).all() else rows[rows["claim"] == claim]
-    task = _task(rows, paper if has_paper_figure else rows.iloc[0:0], verdict, cache, with_pdf)
-    if task is None:
-        return False
-    _draw(*task, str(cache))
-    return True
+    paper = paper if has_paper_figure else rows.iloc[0:0]
+    digest = pdf.page_digest(rows, paper, verdict) if with_pdf else None
+    task = _task(rows, paper, verdict, cache, with_pdf, digest)
+    if task is not None:
+        _draw(*task, str(cache))
+    return digest
 
 
 def _draw(kind: str, rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any], digests: tuple[str, ...],

@@ -36,7 +36,7 @@ from fedrates.verify.claims.base import Claim
 from fedrates.verify.sweep import run_claims
 
 __all__ = ["verify_claims", "judge_all", "judge_claims", "collect_errata", "annotate", "merge_previous",
-           "not_a_verdict"]
+           "not_a_verdict", "write_reports"]
 
 
 def _error_verdict(claim: Claim, message: str) -> dict[str, Any]:
@@ -212,17 +212,26 @@ def _judge_annotated(claim: Claim, rows: pd.DataFrame | None, error: str | None,
     :func:`judge_claims`. With ``figures`` = ``(figure cache, with PDF)`` the claim's figures are then drawn into
     that cache when missing (claims without a paper figure only: a paper figure draws from the records of other
     claims, known only once earlier results are merged; :func:`fedrates.reports.drawing.draw_missing` draws those)."""
+    return _judge_and_draw(claim, rows, error, profile, base_seed, timestamp, variants, figures)[0]
+
+
+def _judge_and_draw(claim: Claim, rows: pd.DataFrame | None, error: str | None, profile: str, base_seed: int,
+                    timestamp: str, variants: Sequence[str], figures: tuple[str, bool] | None
+                    ) -> tuple[dict[str, Any], str | None]:
+    """:func:`_judge_annotated` and the digest of the claim's PDF pages when the worker drew (or found) them — the
+    task the sweep's pool runs for each claim: the report then need not compute that digest again (None: it does)."""
     rows = rows if rows is not None else rec.empty_records()
     verdict = _error_verdict(claim, error) if error is not None else judge_one(claim, rows, profile)
     annotate_one(verdict, rows, profile=profile, base_seed=base_seed, timestamp=timestamp, variants=variants)
+    digest = None
     if figures is not None:
         from fedrates.reports import drawing
 
         try:
-            drawing.draw_claim(rows, verdict, Path(figures[0]), with_pdf=figures[1])
+            digest = drawing.draw_claim(rows, verdict, Path(figures[0]), with_pdf=figures[1])
         except Exception:  # noqa: BLE001 - a figure that cannot be drawn here is drawn (and explained) by the report
             pass
-    return verdict
+    return verdict, digest
 
 
 #: tasks for a worker pool: (function, positional arguments)
@@ -243,8 +252,8 @@ def _paper_pages_when_complete(claims: Sequence[Claim], figures: tuple[str, bool
         members.setdefault(claim.id.split(".", 1)[0], []).append(claim.id)
     verdicts: dict[str, dict[str, Any]] = {}
 
-    def after(claim_id: str, verdict: Any, records: dict[str, pd.DataFrame]) -> _Tasks:
-        verdicts[claim_id] = verdict
+    def after(claim_id: str, judged: Any, records: dict[str, pd.DataFrame]) -> _Tasks:
+        verdicts[claim_id] = judged[0]  # (verdict, page digest) of _judge_and_draw
         ids = members.get(claim_id.split(".", 1)[0], [])
         if not all(i in verdicts for i in ids):
             return []
@@ -393,7 +402,7 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
         caught = _variants_naming([c.id for c in claims])
 
         def then(claim: Claim, rows: pd.DataFrame | None, error: str | None) -> tuple[Callable[..., Any], tuple]:
-            return _judge_annotated, (claim, rows, error, profile, int(base_seed), timestamp,
+            return _judge_and_draw, (claim, rows, error, profile, int(base_seed), timestamp,
                                       caught.get(claim.id, []), figures)
     fresh = not merge or not (out / "verdicts.json").is_file()
     try:
@@ -409,7 +418,10 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
     judged = dict(zip([c.id for c in rest], judge_claims(
         rest, sweep.records, sweep.errors, profile, base_seed=base_seed, timestamp=timestamp, jobs=jobs,
         figures=(out / FIGURE_CACHE, write_pdf)), strict=True)) if rest else {}
-    verdicts = [sweep.followed[c.id] if c.id in sweep.followed else judged[c.id] for c in claims]
+    verdicts = [sweep.followed[c.id][0] if c.id in sweep.followed else judged[c.id] for c in claims]
+    # digests of the pages the sweep's workers drew, computed from this run's records and verdicts: the report reuses
+    # them for these claims (their records and verdicts are the report's: a claim of this run replaces any earlier)
+    known_digests = {cid: digest for cid, (_, digest) in sweep.followed.items() if digest}
     clock["judged"] = time.perf_counter()
     frames = [df for df in sweep.records.values() if len(df)]
     records = pd.concat(frames, ignore_index=True) if frames else rec.empty_records()
@@ -418,6 +430,7 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
         on_verdicts(verdicts)
     # one writer per output directory, from the merge-read to the last write; leftovers removed; manifest last;
     # an unwritable directory (full disk) ends in one line with this run's verdicts kept (verify.outputs)
+    stages: dict[str, float] = {}  # wall seconds of the report's stages (none when the reports are current)
     with outputs.writing(out, verdicts, records, check_earlier=merge):
         all_verdicts, all_records, all_errata, kept = (
             merge_previous(out, verdicts, records, errata) if merge else (verdicts, records, errata, []))
@@ -437,33 +450,57 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
         digest = _report_digest(all_records, all_verdicts, all_errata, write_pdf)
         if not _report_current(out, digest, write_pdf):  # a resume with unchanged results keeps its report as is
             (out / _REPORT_DIGEST).unlink(missing_ok=True)
-            from fedrates.reports.drawing import draw_missing
-            from fedrates.reports.html import render_html
-
-            # figures not cached yet are drawn in worker processes; the reports then read them from the cache
-            from fedrates.reports.pdf import page_digests, render_pdf
-
-            digests = page_digests(all_records, all_verdicts) if write_pdf else None  # computed once, used twice
-            draw_missing(all_records, all_verdicts, out / FIGURE_CACHE, jobs=jobs, with_pdf=write_pdf,
-                         digests=digests)
-            shared: dict[str, Any] | None = None
-            html_beside = _html_beside(all_records, all_verdicts, provenance, all_errata, out, digests) \
-                if write_pdf and jobs > 1 else None
-            if write_pdf:  # each figure drawn once: the PDF pages first, their figures reused as SVG by the HTML report
-                shared = {}
-                render_pdf(all_records, all_verdicts, provenance, all_errata, out / "report.pdf", shared=shared,
-                           digests=digests)
-            if html_beside is None or not _joined(html_beside):
-                render_html(all_records, all_verdicts, provenance, all_errata, out / "report.html", shared=shared)
+            stages = write_reports(all_records, all_verdicts, provenance, all_errata, out, jobs=jobs,
+                                   write_pdf=write_pdf, digests=known_digests)
             rec.write_json_atomic({"digest": digest}, out / _REPORT_DIGEST)
-        rec.write_json_atomic(_timings(clock, sweep, profile, jobs), out / "timings.json")
+        rec.write_json_atomic(_timings(clock, sweep, profile, jobs, stages), out / "timings.json")
         outputs.write_manifest(out)
     return {"verdicts": verdicts, "records": records, "provenance": provenance, "errata": errata, "kept": kept,
             "all_verdicts": all_verdicts}
 
 
+def write_reports(records: pd.DataFrame, verdicts: list[dict[str, Any]], provenance: dict[str, Any],
+                  errata: list[dict[str, Any]], out: Path, *, jobs: int, write_pdf: bool = True,
+                  cache: Path | None = None, digests: dict[str, str] | None = None) -> dict[str, float]:
+    """Write ``report.html`` (and ``report.pdf``) of these results into ``out``, with the figures of ``cache``
+    (default: the run directory's figure cache); returns the wall seconds of each stage.
+
+    Each claim's page digest is computed once; the pages not cached yet are drawn in ``jobs`` worker processes
+    (:func:`fedrates.reports.drawing.draw_missing`); with a PDF and ``jobs`` > 1 the HTML report is written in a
+    forked process (:func:`_html_beside`) while this one puts the PDF together, each figure drawn once for both.
+    ``digests``: page digests already known (claim id → digest, computed from these claims' records and verdicts);
+    the others are computed here."""
+    from fedrates.reports.drawing import draw_missing
+    from fedrates.reports.html import FIGURE_CACHE, render_html
+    from fedrates.reports.pdf import page_digests, render_pdf
+
+    cache = cache if cache is not None else out / FIGURE_CACHE
+    times: dict[str, float] = {}
+    mark = time.perf_counter()
+    if write_pdf:  # computed once, used by all three steps
+        known = digests or {}
+        digests = {**page_digests(records, [v for v in verdicts if str(v.get("claim", "")) not in known]), **known}
+    else:
+        digests = None
+    times["digests"], mark = time.perf_counter() - mark, time.perf_counter()
+    draw_missing(records, verdicts, cache, jobs=jobs, with_pdf=write_pdf, digests=digests)
+    times["draw"], mark = time.perf_counter() - mark, time.perf_counter()
+    html_beside = _html_beside(records, verdicts, provenance, errata, out, cache, digests) \
+        if write_pdf and jobs > 1 else None
+    shared: dict[str, Any] | None = None
+    if write_pdf:  # each figure drawn once: the PDF pages first, their figures reused as SVG by the HTML report
+        shared = {}
+        render_pdf(records, verdicts, provenance, errata, out / "report.pdf", shared=shared, cache=cache,
+                   digests=digests)
+    times["pdf"], mark = time.perf_counter() - mark, time.perf_counter()
+    if html_beside is None or not _joined(html_beside):
+        render_html(records, verdicts, provenance, errata, out / "report.html", shared=shared, cache=cache)
+    times["html_after_pdf"] = time.perf_counter() - mark
+    return times
+
+
 def _html_beside(records: pd.DataFrame, verdicts: list[dict[str, Any]], provenance: dict[str, Any],
-                 errata: list[dict[str, Any]], out: Path, digests: dict[str, str] | None) -> Any:
+                 errata: list[dict[str, Any]], out: Path, cache: Path, digests: dict[str, str] | None) -> Any:
     """Start writing ``report.html`` in a forked process, from the figures of the PDF pages in the figure cache
     (:func:`fedrates.reports.pdf.page_figures`), while this process puts the PDF together: the same report as
     :func:`fedrates.reports.html.render_html` given the PDF's figures, on the other core. None when this platform
@@ -474,24 +511,25 @@ def _html_beside(records: pd.DataFrame, verdicts: list[dict[str, Any]], provenan
         context = multiprocessing.get_context("fork")
     except ValueError:
         return None
-    child = context.Process(target=_write_html, args=(records, verdicts, provenance, errata, str(out), digests),
-                            name="fedrates-html", daemon=True)
+    child = context.Process(target=_write_html, args=(records, verdicts, provenance, errata, str(out), str(cache),
+                                                      digests), name="fedrates-html", daemon=True)
     child.start()
     return child
 
 
 def _write_html(records: pd.DataFrame, verdicts: list[dict[str, Any]], provenance: dict[str, Any],
-                errata: list[dict[str, Any]], out: str, digests: dict[str, str] | None) -> None:
+                errata: list[dict[str, Any]], out: str, cache: str, digests: dict[str, str] | None) -> None:
     """The forked process of :func:`_html_beside`: exits 0 once ``report.html`` is written, 1 otherwise (the parent
     then writes it itself)."""
     import os
 
-    from fedrates.reports.html import FIGURE_CACHE, render_html
+    from fedrates.reports.html import render_html
     from fedrates.reports.pdf import page_figures
 
     try:
-        shared = page_figures(records, verdicts, Path(out) / FIGURE_CACHE, digests)
-        render_html(records, verdicts, provenance, errata, Path(out) / "report.html", shared=shared)
+        shared = page_figures(records, verdicts, Path(cache), digests)
+        render_html(records, verdicts, provenance, errata, Path(out) / "report.html", shared=shared,
+                    cache=Path(cache))
         code = 0
     except BaseException:  # noqa: BLE001 - the parent writes the report and reports what goes wrong
         code = 1
@@ -504,7 +542,8 @@ def _joined(child: Any) -> bool:
     return child.exitcode == 0
 
 
-def _timings(clock: dict[str, float], sweep: Any, profile: str, jobs: int) -> dict[str, Any]:
+def _timings(clock: dict[str, float], sweep: Any, profile: str, jobs: int,
+             stages: dict[str, float] | None = None) -> dict[str, Any]:
     """``timings.json`` of a run: wall seconds of its phases (sweep, with the claims judged and drawn in its pool;
     judging the others, with the figures the workers draw; records and reports), the main process's CPU seconds,
     and per claim the CPU seconds its points took to compute (what its time budget counts), heaviest first."""
@@ -518,6 +557,7 @@ def _timings(clock: dict[str, float], sweep: Any, profile: str, jobs: int) -> di
             "main_process_cpu_seconds": round(time.process_time() - clock["cpu"], 3),
             "points": {"computed": sweep.computed, "cached": sweep.cached},
             "claims_judged_in_sweep": len(sweep.followed),
+            "report_stages_wall_seconds": {k: round(v, 3) for k, v in (stages or {}).items()},
             "claim_compute_cpu_seconds": {k: round(v, 3) for k, v in per_claim},
             "claim_compute_cpu_seconds_total": round(sum(v for _, v in per_claim), 3)}
 

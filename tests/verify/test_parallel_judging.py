@@ -50,6 +50,10 @@ def test_a_fresh_verify_draws_every_page_in_the_sweeps_pool_paper_figures_includ
     real = drawing.draw_missing
 
     def after_the_sweep(records, verdicts, cache, *, jobs, with_pdf=True, digests=None):
+        from fedrates.reports import pdf
+
+        # the digests the workers returned are the ones the report computes from the merged records
+        assert digests == pdf.page_digests(records, verdicts) and len(digests) == 2
         left.append(drawing.missing(records, verdicts, Path(cache), with_pdf=with_pdf, digests=digests))
         return real(records, verdicts, cache, jobs=jobs, with_pdf=with_pdf, digests=digests)
 
