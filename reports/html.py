@@ -37,7 +37,7 @@ from fedrates.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES, kind_sum
 from fedrates.reports import figures, paper_figures
 
 __all__ = ["VERDICTS", "build_context", "cached_paper_svg", "cached_svg", "figure_digest", "render_html",
-           "render_html_string", "rows_bytes", "stored_form"]
+           "render_html_string", "rows_bytes", "rows_bytes_by_claim", "stored_form"]
 
 #: verdict values, in the order the summary counts them
 VERDICTS = ("pass", "fail", "erratum", "informational", "conditions-not-met", "inconclusive", "error")
@@ -173,6 +173,50 @@ def rows_bytes(rows: pd.DataFrame) -> bytes:
             parts.append("\x1f".join(uniques).encode() + b"\x1d")
             parts.append(codes.tobytes())
     return b"".join(parts)
+
+
+def rows_bytes_by_claim(records: pd.DataFrame) -> dict[str, bytes]:
+    """:func:`rows_bytes` of every claim's rows of ``records`` at once (claim id → bytes; rows without a claim are
+    left out, as ``groupby`` leaves them): each column is converted and each text column factorized once for the
+    whole frame, then cut by claim — the same bytes as ``rows_bytes(records[records["claim"] == c])`` for every
+    claim ``c``, in a fraction of the time on a run directory's records."""
+    import numpy as np
+
+    if "claim" not in records.columns or records.empty:
+        return {}
+    claim_codes, claims = pd.factorize(records["claim"], sort=False)
+    order = np.argsort(claim_codes, kind="stable")  # rows of each claim, in their order in the frame
+    bounds = np.searchsorted(claim_codes[order], np.arange(-1, len(claims)) + 1)  # code −1 (no claim) first
+    groups = [order[bounds[i]:bounds[i + 1]] for i in range(len(claims))]
+    parts: list[list[bytes]] = [[] for _ in claims]
+    for name in sorted(records.columns, key=str):
+        column = records[name]
+        missing = column.isna().to_numpy()
+        if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype):
+            header = f"\x1e{name}\x1fn".encode()
+            values = np.where(missing, np.nan, column.to_numpy(dtype="float64", na_value=np.nan))
+            for part, rows in zip(parts, groups, strict=True):
+                if not missing[rows].all():
+                    part += [header, values[rows].tobytes()]
+            continue
+        header = f"\x1e{name}\x1fs".encode()
+        kept = column[~missing]
+        present, uniques = pd.factorize(kept if isinstance(kept.dtype, pd.StringDtype) else kept.astype(str))
+        codes = np.full(len(column), -1, dtype=np.int64)
+        codes[~missing] = present
+        texts = [str(u) for u in uniques]
+        for part, rows in zip(parts, groups, strict=True):
+            mine = codes[rows]
+            if (mine < 0).all():
+                continue
+            # the claim's distinct values in order of first appearance, and each row's index into them
+            distinct, first = np.unique(mine[mine >= 0], return_index=True)
+            ordered = distinct[np.argsort(first, kind="stable")]
+            local = np.full(len(texts), -1, dtype=np.int64)
+            local[ordered] = np.arange(len(ordered))
+            part += [header, "\x1f".join(texts[j] for j in ordered).encode() + b"\x1d",
+                     np.where(mine >= 0, local[np.maximum(mine, 0)], -1).astype(np.int64).tobytes()]
+    return {str(claim): b"".join(part) for claim, part in zip(claims, parts, strict=True)}
 
 
 def stored_form(verdict: Mapping[str, Any], drop: Sequence[str] = ()) -> tuple[str, dict[str, Any]]:

@@ -48,6 +48,7 @@ from fedrates.reports.html import (
     looks_like_prose,
     paper_of,
     rows_bytes,
+    rows_bytes_by_claim,
     scorecards,
     scrub_paths,
     stored_form,
@@ -347,12 +348,15 @@ def paper_rows(records: pd.DataFrame, claim: str) -> pd.DataFrame:
     return records[records["claim"].astype(str).str.startswith(prefix)]
 
 
-def page_digest(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any]) -> str:
+def page_digest(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any],
+                rows_data: bytes | None = None, paper_data: bytes | None = None) -> str:
     """A digest of everything a claim's pages are drawn from: the claim's records ``rows``, the records of its paper
-    figure ``paper`` (:func:`paper_rows`), its verdict and the drawing code."""
+    figure ``paper`` (:func:`paper_rows`), its verdict and the drawing code. ``rows_data``, ``paper_data``:
+    ``rows_bytes(rows)`` and ``rows_bytes(paper)`` when the caller has them
+    (:func:`fedrates.reports.html.rows_bytes_by_claim`, one paper's rows shared by its claims)."""
     h = hashlib.sha256(_code_digest())
-    h.update(rows_bytes(rows))
-    h.update(rows_bytes(paper))
+    h.update(rows_bytes(rows) if rows_data is None else rows_data)
+    h.update(rows_bytes(paper) if paper_data is None else paper_data)
     h.update(stored_form(verdict)[0].encode())
     return h.hexdigest()[:32]
 
@@ -410,8 +414,24 @@ def cached_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, 
 def page_digests(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     """claim id → :func:`page_digest` of its pages, for every verdict: computed once by a caller that both draws
     the missing pages (:func:`fedrates.reports.drawing.draw_missing`) and puts the PDF together (:func:`render_pdf`)."""
-    return {str(verdict.get("claim", "")): page_digest(rows, paper, verdict)
-            for rows, paper, verdict in claim_inputs(records, verdicts)}
+    if not verdicts:
+        return {}
+    own = rows_bytes_by_claim(records)  # every claim's rows converted at once
+    papers: dict[str, bytes] = {}  # a paper's rows, shared by its claims with a paper figure
+
+    def paper_data(claim: str, paper: pd.DataFrame) -> bytes:
+        if paper.empty:
+            return b""
+        key = claim.split(".", 1)[0]
+        if key not in papers:
+            papers[key] = rows_bytes(paper)
+        return papers[key]
+
+    digests = {}
+    for rows, paper, verdict in claim_inputs(records, verdicts):
+        claim = str(verdict.get("claim", ""))
+        digests[claim] = page_digest(rows, paper, verdict, own.get(claim, b""), paper_data(claim, paper))
+    return digests
 
 
 def page_figures(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], cache: Path,

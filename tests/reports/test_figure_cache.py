@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from fedrates.reports.html import figure_digest, rows_bytes, stored_form
+from fedrates.reports.html import figure_digest, rows_bytes, rows_bytes_by_claim, stored_form
 from fedrates.reports.pdf import page_digest
 
 
@@ -23,6 +23,26 @@ def test_rows_key_ignores_other_claims_columns_and_merge_dtypes() -> None:
     assert own["iterations"].dtype.kind == "f" and "delta_g" in own.columns
     assert rows_bytes(own) == rows_bytes(rows)
     assert rows_bytes(rows[list(reversed(rows.columns))]) == rows_bytes(rows)
+
+
+def test_rows_keys_of_all_claims_at_once_are_each_claims_own() -> None:
+    rng = np.random.default_rng(7)
+    n = 400
+    frame = pd.DataFrame({
+        "claim": rng.choice(["t/a", "t/b", "t/c"], n),  # interleaved claims
+        "seed": rng.integers(0, 5, n), "value": rng.standard_normal(n),
+        "diverged": rng.random(n) < 0.1,
+        "params": pd.array(rng.choice(["{}", '{"K": 2}', '{"K": 4}', None], n), dtype="string"),
+        "note": rng.choice(["x", "y", np.nan], n).astype(object),
+    })
+    frame.loc[frame["claim"] == "t/c", "value"] = np.nan  # a column one claim has no value in
+    frame.loc[frame["claim"] == "t/b", "params"] = pd.NA
+    frame.loc[5, "claim"] = None  # a row of no claim: in no claim's key
+    batched = rows_bytes_by_claim(frame)
+    assert set(batched) == {"t/a", "t/b", "t/c"}
+    for claim, rows in frame.groupby("claim", sort=False):
+        assert batched[claim] == rows_bytes(rows), claim
+    assert rows_bytes_by_claim(frame.iloc[0:0]) == {}
 
 
 def test_rows_key_changes_with_any_value_or_name() -> None:
@@ -70,3 +90,17 @@ def test_a_dead_worker_leaves_the_figures_to_the_report(tmp_path, monkeypatch) -
     assert len(drawing.missing(records, verdicts, tmp_path, with_pdf=False)) == len(claims)
     page = html.render_html_string(records, verdicts, {}, [], cache=tmp_path)
     assert page.count("<svg") == len(claims) and "Figure unavailable" not in page
+
+
+def test_page_digests_of_all_claims_are_each_claims_own() -> None:
+    from fedrates.reports.pdf import claim_inputs, page_digests
+
+    rng = np.random.default_rng(3)
+    ids = ["das.fig1/reproduction", "das.other/claim", "bao.some/claim"]  # the first has a paper figure
+    frame = pd.DataFrame({"claim": rng.choice(ids, 300), "seed": rng.integers(0, 4, 300),
+                          "value": rng.standard_normal(300), "params": rng.choice(["{}", '{"K": 2}'], 300)})
+    verdicts = [{"claim": c, "verdict": "pass", "title": c} for c in ids] + [{"claim": "no/records", "verdict": "error"}]
+    batched = page_digests(frame, verdicts)
+    single = {str(v["claim"]): page_digest(rows, paper, v) for rows, paper, v in claim_inputs(frame, verdicts)}
+    assert batched == single and len(set(batched.values())) == 4
+    assert not claim_inputs(frame, verdicts)[0][1].empty  # the paper figure's rows were part of the digest
