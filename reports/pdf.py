@@ -416,7 +416,9 @@ def page_digests(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]]) -
     the missing pages (:func:`fedrates.reports.drawing.draw_missing`) and puts the PDF together (:func:`render_pdf`)."""
     if not verdicts:
         return {}
-    own = rows_bytes_by_claim(records)  # every claim's rows converted at once
+    wanted = {str(v.get("claim", "")) for v in verdicts}
+    mine = records if "claim" not in records.columns else records[records["claim"].isin(wanted)]
+    own = rows_bytes_by_claim(mine)  # the claims' rows converted at once (only theirs: the others may be known)
     papers: dict[str, bytes] = {}  # a paper's rows, shared by its claims with a paper figure
 
     def paper_data(claim: str, paper: pd.DataFrame) -> bytes:
