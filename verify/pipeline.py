@@ -257,8 +257,11 @@ def _paper_pages_when_complete(claims: Sequence[Claim], figures: tuple[str, bool
         ids = members.get(claim_id.split(".", 1)[0], [])
         if not all(i in verdicts for i in ids):
             return []
-        frames = [records[i] for i in ids if i in records and len(records[i])]
-        paper = pd.concat(frames, ignore_index=True) if frames else rec.empty_records()
+        try:
+            frames = [records[i] for i in ids if i in records and len(records[i])]
+            paper = pd.concat(frames, ignore_index=True) if frames else rec.empty_records()
+        except Exception:  # noqa: BLE001 - a speculative drawing never stops the sweep: the report draws the pages
+            return []
         return [(_draw_with_paper, (records[i], paper, verdicts[i], *figures)) for i in ids
                 if i in paper_figures.PAPER_FIGURES and i in records]
     return after
