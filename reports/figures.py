@@ -8,7 +8,8 @@ A claim figure draws the verdict's ``plot`` description (computed by :mod:`fedra
 statistics of the claim's check):
 
 * faint lines/dots: every seed's value of the metric against the swept parameter (last recorded round of each run
-  unless the parameter is the round itself);
+  unless the parameter is the round itself); a categorical figure draws at most :data:`SEED_MARKERS` dots per value,
+  evenly spaced in seed order, and its legend says so;
 * markers with error bars: the statistic the check tests (arithmetic mean, or the (1 − δ)-quantile of a
   high-probability claim) with its interval;
 * the prediction: the predicted slope with its tolerance band (a fan through the fitted line at the middle of the
@@ -35,8 +36,8 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-__all__ = ["claim_figure", "draw_claim", "format_fit_label", "plain_log_ticks", "prefix_ids", "to_svg",
-           "VERDICT_COLOURS"]
+__all__ = ["SEED_MARKERS", "claim_figure", "draw_claim", "format_fit_label", "plain_log_ticks", "prefix_ids",
+           "thin_per_group", "to_svg", "VERDICT_COLOURS"]
 
 _MINUS = "\u2212"
 
@@ -91,6 +92,32 @@ def claim_figure(records_for_claim: pd.DataFrame, verdict: Mapping[str, Any],
     return fig
 
 
+#: at most this many per-seed markers are drawn at one x value of a categorical figure: beyond it they only blacken
+#: the column and swell the report (the statistic and its interval are computed from every seed)
+SEED_MARKERS = 60
+
+
+def thin_per_group(groups: np.ndarray, order: np.ndarray, limit: int) -> np.ndarray:
+    """A boolean mask keeping at most ``limit`` entries of each value of ``groups``: all of a group with at most
+    ``limit`` entries, else the entries of ranks ⌈j·n/limit⌉, j = 0..limit−1, in ``order`` within the group (n its
+    size) — evenly spaced, the same entries in every run."""
+    n = len(groups)
+    keep = np.ones(n, dtype=bool)
+    if n <= limit:
+        return keep
+    _, gid = np.unique(np.asarray(groups), return_inverse=True)
+    by = np.lexsort((np.asarray(order), gid))  # by group, then by order
+    g_sorted = gid[by]
+    starts = np.flatnonzero(np.r_[True, g_sorted[1:] != g_sorted[:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    size = np.repeat(sizes, sizes)
+    rank = np.arange(n) - np.repeat(starts, sizes)
+    # rank r is some ⌈j·n/limit⌉ iff (r·limit)//n > ((r − 1)·limit)//n (r = 0 always)
+    chosen = (size <= limit) | ((rank * limit) // size > ((rank - 1) * limit) // size)
+    keep[by] = chosen
+    return keep
+
+
 def _rows(records: pd.DataFrame, verdict: Mapping[str, Any], spec: Mapping[str, Any] | None) -> pd.DataFrame:
     """The rows the figure draws, with its x variable as a column (see :func:`fedrates.verify.plotdata.resolve`)."""
     from fedrates.verify.plotdata import resolve
@@ -132,9 +159,16 @@ def draw_claim(ax: Axes, records: pd.DataFrame, verdict: Mapping[str, Any],
         pos = {lab: i for i, lab in enumerate(labels)}
         xcol = df[x].astype(str) if not single else pd.Series([labels[0]] * len(df), index=df.index)
         px = np.array([pos.get(v, np.nan) for v in xcol], dtype=float)
-        jitter = (np.argsort(np.argsort(df["seed"].to_numpy())) / max(len(df), 1) - 0.5) * 0.3 \
+        order = df["seed"].to_numpy() if "seed" in df.columns and x != "seed" else np.arange(len(df))
+        keep = thin_per_group(px, order, SEED_MARKERS)
+        shown_px, shown_values, shown_order = px[keep], values[keep], order[keep]
+        jitter = (np.argsort(np.argsort(shown_order, kind="stable")) / max(len(shown_order), 1) - 0.5) * 0.3 \
             if "seed" in df.columns and x != "seed" else 0.0
-        ax.scatter(px + jitter, values, s=9, color="tab:blue", alpha=0.35, label="seeds", zorder=2)
+        label = "seeds"
+        if not keep.all():
+            most = int(np.max(np.unique(px[np.isfinite(px)], return_counts=True)[1], initial=0))
+            label = f"seeds ({SEED_MARKERS} of up to {most} per value shown, evenly spaced)"
+        ax.scatter(shown_px + jitter, shown_values, s=9, color="tab:blue", alpha=0.35, label=label, zorder=2)
         xpos = np.arange(len(labels), dtype=float)
         ax.set_xticks(xpos, [_plain(lab) for lab in labels], rotation=20 if len(labels) > 3 else 0)
         ax.set_xlim(-0.6, len(labels) - 0.4)
@@ -157,7 +191,8 @@ def draw_claim(ax: Axes, records: pd.DataFrame, verdict: Mapping[str, Any],
     _draw_prediction(ax, spec, prediction, xpos, categorical, single)
     verdict_key = str(verdict.get("verdict", ""))
     ax.set_title(_plain(f"{verdict.get('claim', '')} — {verdict_key}"), fontsize=9,
-                 color=VERDICT_COLOURS.get(verdict_key, "black"), loc="left")
+                 color=VERDICT_COLOURS.get(verdict_key, "black"), loc="left",
+                 y=1.0)  # placed, not searched for: ticks are never on top (a tenth of a page's drawing time)
     from fedrates.verify.plotdata import axis_label
 
     xlabel = spec.get("label") or axis_label(x)

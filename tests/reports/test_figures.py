@@ -136,3 +136,31 @@ def test_non_positive_values_switch_to_linear_axes() -> None:
     verdict = _verdict(fit=None, predicted="something", tolerance="")
     ax = figures.claim_figure(records, verdict, plot_spec(records, verdict)).axes[0]
     assert ax.get_yscale() == "linear"
+
+
+def test_categorical_figure_draws_at_most_seed_markers_per_value_and_says_so() -> None:
+    """1,000 seeds at each of two values: 60 dots per value (evenly spaced in seed order), the statistic from all."""
+    seeds = np.arange(1000)
+    records = pd.DataFrame({"claim": "c/cmp", "seed": np.tile(seeds, 2), "algorithm": np.repeat(["a", "b"], 1000),
+                            "round": 5, "metric": "distance_to_truth", "point": np.repeat([0, 1], 1000),
+                            "value": np.r_[1.0 + seeds / 1000, 2.0 + seeds / 1000]})
+    verdict = {"claim": "c/cmp", "x": "algorithm", "metric": "distance_to_truth", "predicted": "a < b",
+               "verdict": "pass"}
+    ax = figures.claim_figure(records, verdict, plot_spec(records, verdict)).axes[0]
+    (dots,) = [c for c in ax.collections if c.get_label().startswith("seeds")]
+    xy = np.asarray(dots.get_offsets())
+    assert len(xy) == 2 * figures.SEED_MARKERS
+    for value in (0, 1):
+        ys = np.sort(xy[np.round(xy[:, 0]) == value, 1])
+        assert len(ys) == figures.SEED_MARKERS
+        assert ys[0] == value + 1.0 and np.all(np.diff(ys) > 0.015)  # spread over the seeds, first seed included
+    assert "60 of up to 1000" in dots.get_label()
+    np.testing.assert_allclose(_errorbar_centers(ax), [1.4995, 2.4995])
+
+
+def test_thin_per_group_keeps_small_groups_whole_and_is_even_in_order() -> None:
+    groups = np.r_[np.zeros(10), np.ones(100)]
+    order = np.r_[np.arange(10), np.arange(100)[::-1]]
+    keep = figures.thin_per_group(groups, order, 20)
+    assert keep[:10].all()
+    assert sorted(order[10:][keep[10:]]) == list(range(0, 100, 5))

@@ -64,6 +64,14 @@ def _per_seed(records: pd.DataFrame, metric: str, point: int | None = None) -> n
     return sub.sort_values(keys, kind="stable")["value"].to_numpy(dtype=float)
 
 
+def _per_seed_many(records: pd.DataFrame, metrics: list[str]) -> list[np.ndarray]:
+    """:func:`_per_seed` of each of ``metrics``, from one sort of the records (hundreds of per-round metrics)."""
+    keys = ["seed", "replica"] if "replica" in records else ["seed"]
+    sub = records[records["metric"].isin(metrics)].sort_values(keys, kind="stable")
+    groups = {str(m): g["value"].to_numpy(dtype=float) for m, g in sub.groupby("metric", sort=False)}
+    return [groups.get(m, np.empty(0)) for m in metrics]
+
+
 def _seeds(records: pd.DataFrame) -> list[int]:
     return sorted(int(s) for s in records["seed"].unique()) if len(records) else []
 

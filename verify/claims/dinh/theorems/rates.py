@@ -16,7 +16,7 @@ from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
-from fedrates.verify.claims.dinh._checks import _DinhClaim, _per_seed, _replicas, _rows, _run_states, _seeds
+from fedrates.verify.claims.dinh._checks import _DinhClaim, _per_seed, _per_seed_many, _replicas, _rows, _run_states, _seeds
 from fedrates.verify.claims.dinh.instances import (
     _EXACT_WHY,
     _THEORY_REGIME,
@@ -230,8 +230,8 @@ class TheoremClaim(_DinhClaim):
             return self.conditions_not_met(conditions, seeds, values, thm.statement)
         Theta = fb.Theta(consts.L, consts.lam, hyper["mu"], self.theta, consts.sigma_bar_sq)
         g_exact, gap_exact = self._exact()
-        G = np.stack([_per_seed(records, f"grad_sq_{s}") for s in range(T + 1)], axis=1)
-        F = np.stack([_per_seed(records, f"gap_{s}") for s in range(T + 1)], axis=1)
+        G = np.stack(_per_seed_many(records, [f"grad_sq_{s}" for s in range(T + 1)]), axis=1)
+        F = np.stack(_per_seed_many(records, [f"gap_{s}" for s in range(T + 1)]), axis=1)
         Delta = float(gap_exact[0])
         # (17) is a statement for every T: with the sharp configuration it is checked at T/4, T/2 and T (the 1/T
         # shape of the bound against the running average), otherwise at T
