@@ -28,7 +28,7 @@ import os
 import sys
 import tempfile
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,8 @@ from fedrates.reports.html import (
     stored_form,
 )
 
-__all__ = ["render_pdf", "PAGE_SIZE", "cached_pages", "claim_inputs", "draw_pages", "page_digest", "paper_rows"]
+__all__ = ["render_pdf", "PAGE_SIZE", "cached_pages", "claim_inputs", "draw_front_pages", "draw_pages", "front_pages",
+           "page_digest", "paper_rows"]
 
 #: A4 portrait, inches
 PAGE_SIZE = (8.27, 11.69)
@@ -95,13 +96,18 @@ def _text_chunks(lines: list[tuple[str, dict[str, Any]]]) -> list[list[tuple[str
     return [lines[i: i + _LINES_PER_PAGE] for i in range(0, max(len(lines), 1), _LINES_PER_PAGE)]
 
 
+def _text_page_path(lines: Sequence[tuple[str, dict[str, Any]]], heading: str, cache: Path) -> Path:
+    """Where :func:`cached_text_page` keeps a text page: keyed by its heading, its lines and the drawing code."""
+    h = hashlib.sha256(_code_digest())
+    h.update(json.dumps([heading, [list(x) for x in lines]], sort_keys=True, default=str).encode())
+    return cache / f"{h.hexdigest()[:32]}.text.pdf"
+
+
 def cached_text_page(lines: Sequence[tuple[str, dict[str, Any]]], heading: str, cache: Path | None) -> bytes:
     """A text page as a one-page PDF, read from ``cache`` (``<digest>.text.pdf``, keyed by its heading, its lines
     and the drawing code) when drawn before, else drawn and stored there: a report whose scorecards, errata or
     claim list did not change on a page reuses that page."""
-    h = hashlib.sha256(_code_digest())
-    h.update(json.dumps([heading, [list(x) for x in lines]], sort_keys=True, default=str).encode())
-    path = cache / f"{h.hexdigest()[:32]}.text.pdf" if cache is not None else None
+    path = _text_page_path(lines, heading, cache) if cache is not None else None
     if path is not None and path.is_file():
         try:
             data = path.read_bytes()
@@ -459,6 +465,37 @@ def claim_inputs(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]]
             for v in verdicts]
 
 
+def front_pages(verdicts: Sequence[Mapping[str, Any]], provenance: Mapping[str, Any],
+                errata: Sequence[Mapping[str, Any]], title: str = "fedrates verification report"
+                ) -> tuple[list[tuple[str, list[tuple[str, dict]]]], list[tuple[str, int, int]]]:
+    """The report's front matter — scorecards, errata by kind, the list of claims with the provenance — as text
+    pages ``(heading, lines)`` in order, and their bookmarks ``(title, page index, level 0/1)``."""
+    pages: list[tuple[str, list[tuple[str, dict]]]] = []
+    outline: list[tuple[str, int, int]] = []
+    sections = [(f"{title}: scorecards", *_scorecard_lines(verdicts))]
+    if errata:
+        sections.append(("Errata by kind", *_errata_lines(errata)))
+    sections.append(("All claims, papers and provenance", _summary_lines(verdicts, provenance), []))
+    for heading, lines, marks in sections:
+        start = len(pages)
+        outline.append((heading, start, 0))
+        outline.extend((name, start + i // _LINES_PER_PAGE, 1) for name, i in marks)
+        pages.extend((heading, chunk) for chunk in _text_chunks(lines))
+    return pages, outline
+
+
+def draw_front_pages(verdicts: Sequence[Mapping[str, Any]], provenance: Mapping[str, Any],
+                     errata: Sequence[Mapping[str, Any]], cache: Path, title: str = "fedrates verification report"
+                     ) -> int:
+    """Draw into ``cache`` the front pages (:func:`front_pages`) not there yet, as :func:`render_pdf` would: what a
+    second process does while the claims' pages are put together. Returns how many pages were drawn."""
+    drawn = 0
+    for heading, lines in front_pages(verdicts, provenance, errata, title)[0]:
+        drawn += not _text_page_path(lines, heading, cache).is_file()
+        cached_text_page(lines, heading, cache)
+    return drawn
+
+
 def render_pdf(
     records: pd.DataFrame,
     verdicts: Sequence[Mapping[str, Any]],
@@ -469,17 +506,21 @@ def render_pdf(
     shared: dict[str, dict[str, Any]] | None = None,
     cache: str | os.PathLike[str] | None = None,
     digests: Mapping[str, str] | None = None,
+    front_drawn: Callable[[], Any] | None = None,
 ) -> Path:
     """Write the PDF report to ``path`` atomically (temporary file + ``os.replace``); return the path.
 
-    The front matter (scorecards, errata, summary) is drawn each time; each claim's pages come from ``cache``, a
-    folder of pages keyed by the digest of what they are drawn from (:func:`cached_pages`) — by default, when
-    ``path`` is in a run directory (beside ``records.parquet``), its figure cache
-    (:data:`fedrates.reports.html.FIGURE_CACHE`), so that a run that changes a few claims draws only their pages —
-    and the document is put together with ``pypdf``. With ``shared`` (a dict), each claim's figures are also
-    stored as ``shared[claim] = {"svg", "note", "paper_svg", "paper_note"}`` (SVG of the pages' figures), for
-    :func:`fedrates.reports.html.render_html` to reuse instead of drawing them again. ``digests``: the claims' page
-    digests when the caller computed them (:func:`page_digests`), else computed here."""
+    The front matter (scorecards, errata, summary, :func:`front_pages`) is drawn each time its text changes; each
+    claim's pages come from ``cache``, a folder of pages keyed by the digest of what they are drawn from
+    (:func:`cached_pages`) — by default, when ``path`` is in a run directory (beside ``records.parquet``), its
+    figure cache (:data:`fedrates.reports.html.FIGURE_CACHE`), so that a run that changes a few claims draws only
+    their pages — and the document is put together with ``pypdf``: the claims' pages first, then the front pages
+    put before them. ``front_drawn``: called before the front pages are read, e.g. to wait for a process that draws
+    them into ``cache`` meanwhile (:func:`draw_front_pages`); any page still missing is drawn here. With
+    ``shared`` (a dict), each claim's figures are also stored as ``shared[claim] = {"svg", "note", "paper_svg",
+    "paper_note"}`` (SVG of the pages' figures), for :func:`fedrates.reports.html.render_html` to reuse instead of
+    drawing them again. ``digests``: the claims' page digests when the caller computed them
+    (:func:`page_digests`), else computed here."""
     from pypdf import PdfReader, PdfWriter
 
     from fedrates.reports.html import FIGURE_CACHE
@@ -492,35 +533,25 @@ def render_pdf(
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
-        outline: list[tuple[str, int, int]] = []
+        front, outline = front_pages(verdicts, provenance, errata, title)
         writer = PdfWriter()
-
-        def section(lines: list[tuple[str, dict]], heading: str, marks: list[tuple[str, int]]) -> None:
-            start = len(writer.pages)
-            outline.append((heading, start, 0))
-            outline.extend((name, start + i // _LINES_PER_PAGE, 1) for name, i in marks)
-            for chunk in _text_chunks(lines):  # each page drawn once for its content (cached)
-                writer.append(PdfReader(io.BytesIO(cached_text_page(chunk, heading, cache_path))),
-                              import_outline=False)
-
-        lines, marks = _scorecard_lines(verdicts)
-        section(lines, f"{title}: scorecards", marks)
-        if errata:
-            lines, marks = _errata_lines(errata)
-            section(lines, "Errata by kind", marks)
-        section(_summary_lines(verdicts, provenance), "All claims, papers and provenance", [])
-        outline.append(("Claims", len(writer.pages), 0))
+        outline.append(("Claims", len(front), 0))
         current = None
         for rows, paper, verdict in claim_inputs(records, verdicts):
             key = paper_of({"theorem": verdict.get("theorem", ""), "claim": verdict.get("claim", "")})
             if key != current:
-                outline.append((key, len(writer.pages), 1))
+                outline.append((key, len(front) + len(writer.pages), 1))
                 current = key
             entry = cached_pages(rows, paper, verdict, cache_path, (digests or {}).get(str(verdict.get("claim", ""))))
             writer.append(PdfReader(io.BytesIO(entry["pdf"])), import_outline=False)
             if shared is not None:
                 shared[str(verdict.get("claim", ""))] = {k: entry[k] for k in ("svg", "note", "paper_svg",
                                                                                 "paper_note")}
+        if front_drawn is not None:
+            front_drawn()
+        for position, (heading, lines) in enumerate(front):  # each page drawn once for its content (cached)
+            writer.merge(position, PdfReader(io.BytesIO(cached_text_page(lines, heading, cache_path))),
+                         import_outline=False)
         writer.add_metadata({"/Title": _plain(title), "/Creator": f"fedrates, matplotlib {matplotlib.__version__}"})
         _add_outline(writer, outline)
         pdf_fonts.embed_shared_subsets(writer)  # one subset per font file for every page

@@ -470,7 +470,8 @@ def write_reports(records: pd.DataFrame, verdicts: list[dict[str, Any]], provena
 
     Each claim's page digest is computed once; the pages not cached yet are drawn in ``jobs`` worker processes
     (:func:`fedrates.reports.drawing.draw_missing`); with a PDF and ``jobs`` > 1 the HTML report is written in a
-    forked process (:func:`_html_beside`) while this one puts the PDF together, each figure drawn once for both.
+    forked process (:func:`_beside`) while this one puts the PDF together, each figure drawn once for both, and the
+    PDF's front pages are drawn in another.
     ``digests``: page digests already known (claim id → digest, computed from these claims' records and verdicts);
     the others are computed here."""
     from fedrates.reports.drawing import draw_missing
@@ -488,13 +489,15 @@ def write_reports(records: pd.DataFrame, verdicts: list[dict[str, Any]], provena
     times["digests"], mark = time.perf_counter() - mark, time.perf_counter()
     draw_missing(records, verdicts, cache, jobs=jobs, with_pdf=write_pdf, digests=digests)
     times["draw"], mark = time.perf_counter() - mark, time.perf_counter()
-    html_beside = _html_beside(records, verdicts, provenance, errata, out, cache, digests) \
+    html_beside = _beside(_write_html, (records, verdicts, provenance, errata, str(out), str(cache), digests),
+                          "fedrates-html") if write_pdf and jobs > 1 else None
+    front_beside = _beside(_draw_front, (verdicts, provenance, errata, str(cache)), "fedrates-front") \
         if write_pdf and jobs > 1 else None
     shared: dict[str, Any] | None = None
     if write_pdf:  # each figure drawn once: the PDF pages first, their figures reused as SVG by the HTML report
         shared = {}
         render_pdf(records, verdicts, provenance, errata, out / "report.pdf", shared=shared, cache=cache,
-                   digests=digests)
+                   digests=digests, front_drawn=None if front_beside is None else lambda: _joined(front_beside))
     times["pdf"], mark = time.perf_counter() - mark, time.perf_counter()
     if html_beside is None or not _joined(html_beside):
         render_html(records, verdicts, provenance, errata, out / "report.html", shared=shared, cache=cache)
@@ -502,28 +505,42 @@ def write_reports(records: pd.DataFrame, verdicts: list[dict[str, Any]], provena
     return times
 
 
-def _html_beside(records: pd.DataFrame, verdicts: list[dict[str, Any]], provenance: dict[str, Any],
-                 errata: list[dict[str, Any]], out: Path, cache: Path, digests: dict[str, str] | None) -> Any:
-    """Start writing ``report.html`` in a forked process, from the figures of the PDF pages in the figure cache
-    (:func:`fedrates.reports.pdf.page_figures`), while this process puts the PDF together: the same report as
-    :func:`fedrates.reports.html.render_html` given the PDF's figures, on the other core. None when this platform
-    cannot fork (the HTML report is then written after the PDF)."""
+def _beside(target: Callable[..., None], args: tuple, name: str) -> Any:
+    """Start ``target(*args)`` in a forked process (it exits 0 when it did its work, 1 otherwise), so that it runs on
+    the other core while this process puts the PDF together: :func:`_write_html` writes ``report.html`` from the
+    figures of the PDF pages in the figure cache, :func:`_draw_front` draws the PDF's front pages into it. None when
+    this platform cannot fork (this process then does that work itself, after the PDF or as it goes)."""
     import multiprocessing
 
     try:
         context = multiprocessing.get_context("fork")
     except ValueError:
         return None
-    child = context.Process(target=_write_html, args=(records, verdicts, provenance, errata, str(out), str(cache),
-                                                      digests), name="fedrates-html", daemon=True)
+    child = context.Process(target=target, args=args, name=name, daemon=True)
     child.start()
     return child
 
 
+def _draw_front(verdicts: list[dict[str, Any]], provenance: dict[str, Any], errata: list[dict[str, Any]],
+                cache: str) -> None:
+    """The forked process that draws the PDF report's front pages into the figure cache
+    (:func:`fedrates.reports.pdf.draw_front_pages`): whatever it leaves undrawn, the PDF draws itself."""
+    import os
+
+    from fedrates.reports.pdf import draw_front_pages
+
+    try:
+        draw_front_pages(verdicts, provenance, errata, Path(cache))
+        code = 0
+    except BaseException:  # noqa: BLE001 - the parent draws the missing pages and reports what goes wrong
+        code = 1
+    os._exit(code)
+
+
 def _write_html(records: pd.DataFrame, verdicts: list[dict[str, Any]], provenance: dict[str, Any],
                 errata: list[dict[str, Any]], out: str, cache: str, digests: dict[str, str] | None) -> None:
-    """The forked process of :func:`_html_beside`: exits 0 once ``report.html`` is written, 1 otherwise (the parent
-    then writes it itself)."""
+    """The forked process (:func:`_beside`) that writes the HTML report: exits 0 once ``report.html`` is written, 1
+    otherwise (the parent then writes it itself)."""
     import os
 
     from fedrates.reports.html import render_html
@@ -540,7 +557,7 @@ def _write_html(records: pd.DataFrame, verdicts: list[dict[str, Any]], provenanc
 
 
 def _joined(child: Any) -> bool:
-    """Wait for the process of :func:`_html_beside`; True when it wrote the report."""
+    """Wait for a process of :func:`_beside`; True when it did its work."""
     child.join()
     return child.exitcode == 0
 

@@ -99,7 +99,8 @@ def test_page_digests_of_all_claims_are_each_claims_own() -> None:
     ids = ["das.fig1/reproduction", "das.other/claim", "bao.some/claim"]  # the first has a paper figure
     frame = pd.DataFrame({"claim": rng.choice(ids, 300), "seed": rng.integers(0, 4, 300),
                           "value": rng.standard_normal(300), "params": rng.choice(["{}", '{"K": 2}'], 300)})
-    verdicts = [{"claim": c, "verdict": "pass", "title": c} for c in ids] + [{"claim": "no/records", "verdict": "error"}]
+    verdicts = [{"claim": c, "verdict": "pass", "title": c} for c in ids]
+    verdicts.append({"claim": "no/records", "verdict": "error"})
     batched = page_digests(frame, verdicts)
     single = {str(v["claim"]): page_digest(rows, paper, v) for rows, paper, v in claim_inputs(frame, verdicts)}
     assert batched == single and len(set(batched.values())) == 4

@@ -52,6 +52,35 @@ def test_pdf_pages_and_odd_text(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["r.pdf"]
 
 
+def test_front_pages_drawn_by_another_process_come_first_in_the_same_document(tmp_path: Path) -> None:
+    """The front pages drawn into the cache beforehand (as the forked helper of a run does, here called in place)
+    give the bytes of the document that draws them as it goes; they come before the claims' pages, bookmarks and
+    all."""
+    from pypdf import PdfReader
+
+    verdicts = [{"claim": "a/plot", "verdict": "pass", "x": "iterations", "metric": "objective_gap",
+                 "theorem": "bao.thm2.1"}, {"claim": "b/text", "verdict": "fail", "theorem": "bao.thm3.1"}]
+    errata = [{"theorem": "bao.thm3.1", "kind": "typo", "where": "eq. (9)", "text": "index typo"}]
+    plain = pdf.render_pdf(_records("a/plot"), verdicts, {}, errata, tmp_path / "plain.pdf", cache=tmp_path / "c1")
+    cache = tmp_path / "c2"
+    calls = []
+
+    def drawn_beside() -> None:
+        calls.append(pdf.draw_front_pages(verdicts, {}, errata, cache))
+
+    ahead = pdf.render_pdf(_records("a/plot"), verdicts, {}, errata, tmp_path / "ahead.pdf", cache=cache,
+                           front_drawn=drawn_beside)
+    assert calls == [3]  # scorecards, errata, claim list: all drawn by the helper, none by the document
+    assert ahead.read_bytes() == plain.read_bytes()
+    reader = PdfReader(ahead)
+    texts = [page.extract_text() for page in reader.pages]
+    assert "scorecards" in texts[0] and "Errata by kind" in texts[1] and "All claims" in texts[2]
+    assert "a/plot" in texts[3] and "b/text" in texts[4]
+    top = [(item.title, reader.get_destination_page_number(item)) for item in reader.outline
+           if not isinstance(item, list)]
+    assert [page for _, page in top] == [0, 1, 2, 3] and top[-1][0] == "Claims"
+
+
 # ---- rendered pages: one size, nothing clipped, every glyph present, text extractable (poppler) ------------------
 LONG = ("the upper confidence bound of the ℓ1-penalised quantile stays below the bound at every point of the sweep; "
         * 4 + "FINALWORD")

@@ -262,7 +262,8 @@ def test_verify_with_two_jobs_gives_the_figures_of_one_job(tmp_path: Path) -> No
 
 
 class _Failed:
-    """A stand-in for the forked HTML writer that failed: the run writes the HTML report itself, after the PDF."""
+    """A stand-in for a forked helper that failed: the run does its work itself (the HTML report after the PDF, the
+    front pages as it puts the PDF together)."""
 
     exitcode = 1
 
@@ -284,14 +285,17 @@ def test_the_html_report_written_beside_the_pdf_is_the_one_written_after_it(tmp_
     monkeypatch.setattr(pipeline, "datetime", _Fixed)
     claims = [_toy("t/a"), _toy("t/b", scale=2.0)]
     started = []
-    real = pipeline._html_beside
-    monkeypatch.setattr(pipeline, "_html_beside", lambda *a: started.append(1) or real(*a))
+    real = pipeline._beside
+    monkeypatch.setattr(pipeline, "_beside", lambda target, args, name: started.append(name) or real(target, args,
+                                                                                                      name))
     verify_claims(claims, profile="quick", out=tmp_path / "x", jobs=2, progress=False, write_pdf=True)
-    assert started == [1]
+    assert started == ["fedrates-html", "fedrates-front"]
     beside = (tmp_path / "x" / "report.html").read_text()
-    monkeypatch.setattr(pipeline, "_html_beside", lambda *a: _Failed())
+    # both forked helpers fail: this process writes the HTML after the PDF and draws the front pages itself
+    monkeypatch.setattr(pipeline, "_beside", lambda *a: _Failed())
     verify_claims(claims, profile="quick", out=tmp_path / "y", jobs=2, progress=False, write_pdf=True)
     after = (tmp_path / "y" / "report.html").read_text()
+    assert _outline(tmp_path / "x" / "report.pdf") == _outline(tmp_path / "y" / "report.pdf")
     # the provenance table describes the machine and the moment the records were written (clock, load), not the
     # report: everything before it must be the same
     cut = '<h2 id="provenance">'

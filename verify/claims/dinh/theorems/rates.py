@@ -16,7 +16,15 @@ from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks
 from fedrates.verify.checks import CheckResult
 from fedrates.verify.claims.base import Claim, evaluate_conditions, records_from_trace
-from fedrates.verify.claims.dinh._checks import _DinhClaim, _per_seed, _per_seed_many, _replicas, _rows, _run_states, _seeds
+from fedrates.verify.claims.dinh._checks import (
+    _DinhClaim,
+    _per_seed,
+    _per_seed_many,
+    _replicas,
+    _rows,
+    _run_states,
+    _seeds,
+)
 from fedrates.verify.claims.dinh.instances import (
     _EXACT_WHY,
     _THEORY_REGIME,
