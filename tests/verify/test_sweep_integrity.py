@@ -170,3 +170,18 @@ def test_interrupt_with_two_jobs_keeps_finished_batches(tmp_path):
         run_claims([toy()], "quick", tmp_path, jobs=2, on_progress=stop_at_first)
     res = run_claims([toy()], "quick", tmp_path, jobs=1)
     assert res.cached >= 1 and res.cached + res.computed == 6
+
+
+def test_cache_entries_hold_the_bytes_pandas_writes() -> None:
+    """The single-threaded conversion of a cache entry gives ``to_parquet``'s bytes, and reads back to the frame."""
+    import io
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"claim": "a/b", "metric": rng.choice(["gap", "norm"], 500), "seed": np.arange(500),
+                          "value": rng.standard_normal(500), "bound": np.where(rng.random(500) < 0.3, np.nan, 1.0),
+                          "diverged": rng.random(500) < 0.1, "params": '{"K": 2}'}, index=np.arange(500)[::-1])
+    expected = io.BytesIO()
+    frame.reset_index(drop=True).to_parquet(expected, index=False)
+    raw = sweep.parquet_bytes(frame)
+    assert raw == expected.getvalue()
+    pd.testing.assert_frame_equal(pd.read_parquet(io.BytesIO(raw)), frame.reset_index(drop=True))
