@@ -312,13 +312,22 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
     result = SweepResult()
     tasks: list[Task] = []
     per_claim: dict[str, list[pd.DataFrame]] = {c.id: [] for c in claims}
+    runs_of: dict[str, Claim] = {}  # shared-runs key → the claim that computes them
+    sharing: dict[str, list[Claim]] = {}  # that claim's id → the claims that take its records
     for claim in claims:
         try:
             points = claim.points(profile)
             seeds = claim.seeds(profile, base_seed)
+            key = claim.shared_runs()
         except Exception as exc:  # a claim that cannot even build its sweep
             result.errors[claim.id] = f"{type(exc).__name__}: {exc}"
             continue
+        if key is not None:
+            key = json.dumps([key, _stable(points), [int(s) for s in seeds]], sort_keys=True, default=str)
+            if key in runs_of:
+                sharing.setdefault(runs_of[key].id, []).append(claim)
+                continue
+            runs_of[key] = claim
         for i, point in enumerate(points):
             for batch in _batches(claim, seeds):
                 cached = (_read_cached(_cache_dir(cache_root, claim, point, batch), claim, point, batch)
@@ -343,6 +352,19 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
         if claim_id not in result.records:
             result.records[claim_id] = canonical(owned(pd.concat(frames, ignore_index=True), by_id[claim_id]))
         return result.records[claim_id]
+
+    def share(claim_id: str) -> list[Claim]:
+        """Once a claim's last point is in: the claims that share its runs, given its records relabelled (or its
+        error); they are then complete too."""
+        others = sharing.get(claim_id, [])
+        source = records_of(claim_id)
+        for other in others:
+            if source is None:
+                result.errors.setdefault(other.id, result.errors.get(claim_id, f"no records of {claim_id}, whose "
+                                                                                "runs this claim shares"))
+            else:
+                per_claim[other.id] = [relabelled(source, other)]
+        return others
 
     def finish(task: Task, frame: pd.DataFrame | None, error: str | None, seconds: float = 0.0) -> None:
         nonlocal done
@@ -389,12 +411,16 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
 
             def follow(claim: Claim) -> None:
                 if then is not None:
-                    fn, args = then(claim, records_of(claim.id), result.errors.get(claim.id))
-                    following[pool.submit(fn, *args)] = claim.id
+                    for done_claim in (claim, *share(claim.id)):
+                        fn, args = then(done_claim, records_of(done_claim.id), result.errors.get(done_claim.id))
+                        following[pool.submit(fn, *args)] = done_claim.id
+                else:
+                    share(claim.id)
 
+            shared = {o.id for others in sharing.values() for o in others}
             try:
                 for claim in claims:  # claims with nothing to compute: followed up at once
-                    if claim.id not in remaining:
+                    if claim.id not in remaining and claim.id not in shared:
                         follow(claim)
                 pending = set(futures) | set(following)
                 while pending:
@@ -438,11 +464,23 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                             pass
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
+    for claim_id in list(sharing):  # serial sweeps (the pool shares as each claim completes): idempotent
+        if all(not per_claim[o.id] and o.id not in result.errors for o in sharing[claim_id]):
+            share(claim_id)
     for claim_id in per_claim:
         records_of(claim_id)
     # in the order of ``claims``, whatever order they finished in: the records written do not depend on timing
     result.records = {c: result.records[c] for c in per_claim if c in result.records}
     return result
+
+
+def relabelled(records: pd.DataFrame, claim: Claim) -> pd.DataFrame:
+    """Another claim's records as ``claim``'s own (:meth:`Claim.shared_runs`): its ``claim`` and ``theorem`` labels
+    on every row, nothing else changed."""
+    out = records.copy()
+    out["claim"] = claim.id
+    out["theorem"] = claim.theorem
+    return out
 
 
 def owned(frame: pd.DataFrame, claim: Claim) -> pd.DataFrame:

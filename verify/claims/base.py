@@ -131,6 +131,15 @@ class Claim:
         """
         raise NotImplementedError
 
+    def shared_runs(self) -> str | None:
+        """A key shared by claims whose :meth:`simulate` writes the same records — up to the claim's own labels
+        (``claim``, ``theorem``) — for equal points and seeds: claims that check different statements on the same
+        runs. The sweep then computes them once, for the first such claim of the run, and hands the others its
+        records relabelled (:func:`fedrates.verify.sweep.run_claims`; only where their points and seeds are equal
+        too). None (the default): the claim's runs are its own. A key must cover everything :meth:`simulate`
+        reads; a test compares the records of every such group."""
+        return None
+
     # ---- helpers --------------------------------------------------------------------------------------------
     def with_algorithm(self, algorithm: Any) -> Claim:
         """A copy of the claim that runs ``algorithm`` instead of the registered one (``algorithm_override``).

@@ -5,6 +5,7 @@ over the proved (0..T−1) and printed (1..T) index ranges, on the convex, non-c
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -194,6 +195,13 @@ class TheoremClaim(_DinhClaim):
         # runs are shared between claims that differ only in the quantity they check
         return dataclasses.replace(self, quantity="avg0", id="dinh.thm1.shared", title="", erratum=None, theorem="",
                                    regime="", why="", metric="", x="")
+
+    def shared_runs(self) -> str | None:
+        """The runs of :meth:`_key`: claims that differ only in the quantity they check share them (the records
+        hold every quantity's per-round values)."""
+        from fedrates.verify.sweep import _stable
+
+        return "dinh.thm1:" + json.dumps(_stable(self._key()), sort_keys=True, default=str)
 
     def simulate(self, point: dict, seeds: list[int]) -> pd.DataFrame:
         problem, consts, _ = self._setup()
