@@ -20,6 +20,7 @@ comparison), so claims added later get the right figure without code here.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -72,16 +73,22 @@ def _kind(verdict: Mapping[str, Any]) -> str:
     return "mean"
 
 
-def _t_interval(values: np.ndarray, confidence: float = tol.CONFIDENCE) -> tuple[float, float, float]:
+@functools.lru_cache(maxsize=256)
+def _t_quantile(p: float, dof: int) -> float:
+    """Student's t quantile (computed once per size: a figure's points mostly share one)."""
     from scipy.stats import t
 
+    return float(t.ppf(p, dof))
+
+
+def _t_interval(values: np.ndarray, confidence: float = tol.CONFIDENCE) -> tuple[float, float, float]:
     values = values[np.isfinite(values)]
     if values.size == 0:
         return math.nan, math.nan, math.nan
     mean = float(values.mean())
     if values.size < 2:
         return mean, mean, mean
-    half = float(t.ppf(0.5 + confidence / 2, values.size - 1) * values.std(ddof=1) / math.sqrt(values.size))
+    half = float(_t_quantile(0.5 + confidence / 2, values.size - 1) * values.std(ddof=1) / math.sqrt(values.size))
     return mean, mean - half, mean + half
 
 
@@ -325,22 +332,28 @@ def plot_spec(records: pd.DataFrame, verdict: Mapping[str, Any], *, metric: str 
     kind = _kind(verdict) if own else "mean"
     categorical = not pd.api.types.is_numeric_dtype(df[x]) or x == "seed"
     groups = df.groupby(df[x].astype(str) if categorical else x, sort=not categorical)
-    xs = [k for k, _ in groups]
+    # each group's values, in the order of the groups and of the rows (as iterating the groups gives them), taken
+    # from one array: slicing a frame per group costs more than the statistics for figures of hundreds of rounds
+    sizes = groups.size()
+    xs = list(sizes.index)
+    values = df["value"].to_numpy(dtype=float)
+    where = groups.indices
+    per_x = [values[where[k]] for k in xs]
     q = None
     if kind == "quantile":
         q = _num(_QUANTILE.search(str(verdict["predicted"])).group(1))
-        stat = [_quantile(g["value"].to_numpy(dtype=float), q) for _, g in groups]
+        stat = [_quantile(v, q) for v in per_x]
         statistic = f"empirical {q:g}-quantile over seeds"
         interval = f"{tol.CONFIDENCE:.0%} order-statistic interval of the quantile"
     elif kind == "bound":
-        stat = [_bootstrap_bounds(g["value"].to_numpy(dtype=float)) for _, g in groups]
+        stat = [_bootstrap_bounds(v) for v in per_x]
         statistic = "arithmetic mean over seeds"
         interval = f"{tol.CONFIDENCE:.0%} one-sided studentized-bootstrap bounds of the mean"
     else:
-        stat = [_t_interval(g["value"].to_numpy(dtype=float)) for _, g in groups]
+        stat = [_t_interval(v) for v in per_x]
         statistic = "arithmetic mean over seeds"
         interval = f"{tol.CONFIDENCE:.0%} t-interval of the mean"
-    if all(len(g) == 1 for _, g in groups):
+    if all(len(v) == 1 for v in per_x):
         statistic, interval = "value (one run per point)", "none (deterministic given the seed)"
     spec: dict[str, Any] = {
         "claim": claim, "x": x, "metric": metric, "categorical": bool(categorical), "kind": kind,
