@@ -58,9 +58,12 @@ def toy(cid: str, scale: float = 0.5) -> _Toy:
                 metric="objective_gap", x="iterations", n_seeds={"quick": 4, "standard": 6, "full": 8}, scale=scale)
 
 
-def _stub_report(records, verdicts, provenance, errata, path, title="", shared=None, cache=None, digests=None):
+def _stub_report(records, verdicts, provenance, errata, path, title="", shared=None, cache=None, digests=None,
+                 front_drawn=None):
     """A report file naming the claims, written atomically like the real renderers (which draw every figure:
     seconds per run, and not what these tests are about; tests/reports covers them)."""
+    if front_drawn is not None:  # the process drawing the front pages beside it is waited for, as the PDF does
+        front_drawn()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = f"{title} " + " ".join(str(v.get("claim")) for v in verdicts) + " " + "x" * 2000 + "\n"
