@@ -52,6 +52,7 @@ def test_pdf_pages_and_odd_text(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["r.pdf"]
 
 
+@pytest.mark.slow  # two documents of five pages drawn: seconds of CPU, the long step
 def test_front_pages_drawn_by_another_process_come_first_in_the_same_document(tmp_path: Path) -> None:
     """The front pages drawn into the cache beforehand (as the forked helper of a run does, here called in place)
     give the bytes of the document that draws them as it goes; they come before the claims' pages, bookmarks and
