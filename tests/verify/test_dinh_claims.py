@@ -48,7 +48,8 @@ def test_correct_algorithms_pass_the_exact_claims_for_five_seeds(claim_id, base_
     sorted(set(CLAIMS) - SLOW - NC_LEMMA1
            - {"dinh.rem1/tau-order", "dinh.rem1/svrg-large-beta", "dinh.rem1/smallest-tau"}
            - {c for c in CLAIMS if c.startswith(("dinh.alg1/mean", "dinh.alg1/cov"))}),
-    long=("dinh.cor1/sarah",)))  # several seconds of CPU: the long step
+    long=("dinh.cor1/sarah", "dinh.thm1/sarah", "dinh.thm1.corrected/sarah")))  # one Theorem 1 run of several
+# seconds of CPU, shared by the three: the long step
 def test_correct_algorithms_pass_every_other_claim(claim_id, base_seed):
     claim = CLAIMS[claim_id]
     v = verdict(claim, base_seed)
