@@ -6,13 +6,14 @@ kinds first), a one-entry-per-claim summary, the papers and provenance (local pa
 claim — a header with the verdict, the statement set as math (matplotlib mathtext; its LaTeX source when mathtext
 cannot set it), measured / predicted / tolerance and the loose-bound flag, the claim's figure (see
 :func:`fedrates.reports.figures.draw_claim`), and the verdict's message, regime and run. The document outline
-(bookmarks: scorecards per paper, errata per kind, claims per paper) is added with ``pypdf``. Text is set in DejaVu
-Sans (which has every glyph the verdicts use, ℓ included) as TrueType, so it can be searched and extracted, and every
-line is wrapped to the page width.
+(bookmarks: scorecards per paper, errata per kind, claims per paper) is written by :mod:`fedrates.reports.pdf_join`.
+Text is set in DejaVu Sans (which has every glyph the verdicts use, ℓ included) as TrueType, so it can be searched
+and extracted, and every line is wrapped to the page width.
 
 Incremental: each claim's pages are drawn as a small PDF document of their own, stored in the run directory's
 figure cache under the digest of what they are drawn from (:func:`page_digest`: the claim's records, the records of
-its paper figure, its verdict, the drawing code), and the report is put together from them with ``pypdf``; a run
+its paper figure, its verdict, the drawing code), and the report is put together from them object by object
+(:func:`fedrates.reports.pdf_join.join`, fonts subset once for the whole report); a run
 that changes a few claims draws only their pages (and :mod:`fedrates.reports.drawing` draws missing pages in
 worker processes beforehand).
 """
@@ -298,16 +299,6 @@ def _errata_lines(errata: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, 
     return lines, marks
 
 
-def _add_outline(writer: Any, outline: list[tuple[str, int, int]]) -> None:
-    """Add bookmarks ``(title, page index, level 0/1)`` to a ``pypdf.PdfWriter``."""
-    parent = None
-    for title, page, level in outline:
-        item = writer.add_outline_item(title=title, page_number=page, parent=parent if level else None)
-        if level == 0:
-            parent = item
-    writer.page_mode = "/UseOutlines"
-
-
 def _paper_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> tuple[Figure | None, str]:
     """The claim's figure as the paper lays it out (:mod:`fedrates.reports.paper_figures`), on a page of its own,
     or None and why not (empty when the claim has no paper figure)."""
@@ -514,15 +505,14 @@ def render_pdf(
     claim's pages come from ``cache``, a folder of pages keyed by the digest of what they are drawn from
     (:func:`cached_pages`) — by default, when ``path`` is in a run directory (beside ``records.parquet``), its
     figure cache (:data:`fedrates.reports.html.FIGURE_CACHE`), so that a run that changes a few claims draws only
-    their pages — and the document is put together with ``pypdf``: the claims' pages first, then the front pages
-    put before them. ``front_drawn``: called before the front pages are read, e.g. to wait for a process that draws
-    them into ``cache`` meanwhile (:func:`draw_front_pages`); any page still missing is drawn here. With
-    ``shared`` (a dict), each claim's figures are also stored as ``shared[claim] = {"svg", "note", "paper_svg",
-    "paper_note"}`` (SVG of the pages' figures), for :func:`fedrates.reports.html.render_html` to reuse instead of
-    drawing them again. ``digests``: the claims' page digests when the caller computed them
-    (:func:`page_digests`), else computed here."""
-    from pypdf import PdfReader, PdfWriter
-
+    their pages — and the document is put together by :func:`fedrates.reports.pdf_join.join`, the front pages
+    first (the font subsets cached in ``cache`` too). ``front_drawn``: called before the front pages are read,
+    e.g. to wait for a process that draws them into ``cache`` meanwhile (:func:`draw_front_pages`); any page still
+    missing is drawn here. With ``shared`` (a dict), each claim's figures are also stored as
+    ``shared[claim] = {"svg", "note", "paper_svg", "paper_note"}`` (SVG of the pages' figures), for
+    :func:`fedrates.reports.html.render_html` to reuse instead of drawing them again. ``digests``: the claims' page
+    digests when the caller computed them (:func:`page_digests`), else computed here."""
+    from fedrates.reports import pdf_join
     from fedrates.reports.html import FIGURE_CACHE
 
     path = Path(path)
@@ -534,29 +524,34 @@ def render_pdf(
     os.close(fd)
     try:
         front, outline = front_pages(verdicts, provenance, errata, title)
-        writer = PdfWriter()
+        documents: list[pdf_join.Document] = []
+        pages = 0
         outline.append(("Claims", len(front), 0))
         current = None
         for rows, paper, verdict in claim_inputs(records, verdicts):
             key = paper_of({"theorem": verdict.get("theorem", ""), "claim": verdict.get("claim", "")})
             if key != current:
-                outline.append((key, len(front) + len(writer.pages), 1))
+                outline.append((key, len(front) + pages, 1))
                 current = key
-            entry = cached_pages(rows, paper, verdict, cache_path, (digests or {}).get(str(verdict.get("claim", ""))))
-            writer.append(PdfReader(io.BytesIO(entry["pdf"])), import_outline=False)
+            claim = str(verdict.get("claim", ""))
+            entry = cached_pages(rows, paper, verdict, cache_path, (digests or {}).get(claim))
+            try:
+                document = pdf_join.read(entry["pdf"])
+            except ValueError:  # a damaged cache entry: drawn again
+                entry = draw_pages(rows, paper, verdict)
+                document = pdf_join.read(entry["pdf"])
+            documents.append(document)
+            pages += len(document.pages)
             if shared is not None:
-                shared[str(verdict.get("claim", ""))] = {k: entry[k] for k in ("svg", "note", "paper_svg",
-                                                                                "paper_note")}
+                shared[claim] = {k: entry[k] for k in ("svg", "note", "paper_svg", "paper_note")}
         if front_drawn is not None:
             front_drawn()
-        for position, (heading, lines) in enumerate(front):  # each page drawn once for its content (cached)
-            writer.merge(position, PdfReader(io.BytesIO(cached_text_page(lines, heading, cache_path))),
-                         import_outline=False)
-        writer.add_metadata({"/Title": _plain(title), "/Creator": f"fedrates, matplotlib {matplotlib.__version__}"})
-        _add_outline(writer, outline)
-        pdf_fonts.embed_shared_subsets(writer)  # one subset per font file for every page
+        # each front page drawn once for its content (cached), put before the claims' pages
+        front_documents = [pdf_join.read(cached_text_page(lines, heading, cache_path)) for heading, lines in front]
+        info = {"Title": _plain(title), "Creator": f"fedrates, matplotlib {matplotlib.__version__}"}
+        data = pdf_join.join(front_documents + documents, outline, info, subset_cache=cache_path)
         with open(tmp, "wb") as fh:
-            writer.write(fh)
+            fh.write(data)
         os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:

@@ -6,10 +6,11 @@ of the time a claim page takes). Inside :func:`deferred_subsets` it does not: ea
 ``Type0``/``CIDFontType2`` font with ``Identity-H`` encoding, its widths, its ``CIDToGIDMap`` and its ``ToUnicode``
 map, so the text stays searchable) except that the glyph indices are those of the whole font file and the embedded
 font program is a placeholder naming the font file. When the report is put together
-(:func:`fedrates.reports.pdf.render_pdf`), :func:`embed_shared_subsets` gathers, per font file, the glyphs every page
-uses (from the ``CIDToGIDMap`` of each font dictionary), subsets the font once with those glyphs at their original
-indices (``retain_gids``: the maps and the page contents stay valid), and points every font descriptor of that
-typeface at the one embedded subset. The placeholders name the font file by its base name only (no local path).
+(:func:`fedrates.reports.pdf_join.join`), the glyphs every page uses are gathered per font file (from the
+``CIDToGIDMap`` of each font dictionary), the font is subset once with those glyphs at their original indices
+(:func:`subset_font`, ``retain_gids``: the maps and the page contents stay valid), and every font descriptor of that
+typeface points at the one embedded subset. The placeholders name the font file by its base name only (no local
+path).
 
 With a matplotlib whose PDF backend does not have the hooks used here (``get_glyphs_subset`` returning the subset
 and its glyph map, ``font_as_file``), :func:`deferred_subsets` changes nothing: each document keeps its own subsets,
@@ -19,15 +20,15 @@ which the assembly leaves as they are.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import os
-import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["deferred_subsets", "embed_shared_subsets", "MARKER"]
+__all__ = ["deferred_subsets", "font_file", "subset_font", "subset_version", "MARKER"]
 
 #: first bytes of a placeholder font program; followed by ``{"file": base name, "face": index}`` as JSON
 MARKER = b"%fedrates-font-subset-deferred\n"
@@ -96,7 +97,8 @@ def deferred_subsets() -> Iterator[bool]:
         helpers.get_glyphs_subset, helpers.font_as_file = subset, as_file
 
 
-def _font_file(name: str) -> str | None:
+@functools.cache
+def font_file(name: str) -> str | None:
     """The font file of this name that matplotlib knows (its own fonts and the system's), or None."""
     import matplotlib
     from matplotlib import font_manager
@@ -110,7 +112,14 @@ def _font_file(name: str) -> str | None:
     return None
 
 
-def _subset(path: str, face: int, glyphs: set[int]) -> bytes:
+def subset_version() -> str:
+    """The version of the subsetter (fontTools): part of the key of cached subsets."""
+    import fontTools
+
+    return str(fontTools.version)
+
+
+def subset_font(path: str, face: int, glyphs: set[int]) -> bytes:
     """The font file at ``path`` restricted to ``glyphs``, each at its original index (matplotlib's subsetting
     options otherwise)."""
     from fontTools import subset
@@ -126,61 +135,3 @@ def _subset(path: str, face: int, glyphs: set[int]) -> bytes:
     out = io.BytesIO()
     font.save(out, reorderTables=False)
     return out.getvalue()
-
-
-def embed_shared_subsets(writer: Any) -> int:
-    """Replace the placeholder font programs of the pages in ``writer`` (a ``pypdf.PdfWriter``) by one subset per
-    font file holding every glyph the pages use (see the module docstring); return the number of subsets embedded.
-    A font file this machine does not have is left out (its descriptor loses the placeholder: a viewer substitutes
-    a font, the text stays extractable)."""
-    from pypdf.generic import DecodedStreamObject, NameObject, NullObject, NumberObject
-
-    groups: dict[tuple[str, int], tuple[set[int], list[Any]]] = {}
-    seen: set[int] = set()
-    placeholders: list[Any] = []
-    for page in writer.pages:
-        resources = page.get("/Resources")
-        fonts = resources.get_object().get("/Font") if resources is not None else None
-        if fonts is None:
-            continue
-        for ref in fonts.get_object().values():
-            font = ref.get_object()
-            ident = getattr(ref, "idnum", None) or id(font)
-            if ident in seen or font.get("/Subtype") != "/Type0":
-                continue
-            seen.add(ident)
-            cid = font["/DescendantFonts"][0].get_object()
-            descriptor = cid["/FontDescriptor"].get_object()
-            program = descriptor.get("/FontFile2")
-            data = program.get_object().get_data() if program is not None else b""
-            if not data.startswith(MARKER):
-                continue
-            where = json.loads(data[len(MARKER):])
-            key = (str(where["file"]), int(where.get("face", 0)))
-            cmap = cid["/CIDToGIDMap"].get_object().get_data()
-            glyphs, descriptors = groups.setdefault(key, (set(), []))
-            glyphs.update(struct.unpack(f">{len(cmap) // 2}H", cmap[: len(cmap) // 2 * 2]))
-            descriptors.append(descriptor)
-            placeholders.append(descriptor.raw_get("/FontFile2"))
-    embedded = 0
-    for (name, face), (glyphs, descriptors) in sorted(groups.items()):
-        path = _font_file(name)
-        if path is None:
-            for descriptor in descriptors:
-                del descriptor["/FontFile2"]
-            continue
-        data = _subset(path, face, glyphs)
-        stream = DecodedStreamObject()
-        stream.set_data(data)
-        stream = stream.flate_encode()
-        stream[NameObject("/Length1")] = NumberObject(len(data))
-        shared = writer._add_object(stream)
-        for descriptor in descriptors:
-            descriptor[NameObject("/FontFile2")] = shared
-        embedded += 1
-    for ref in placeholders:  # no longer referenced: written as null objects
-        if getattr(ref, "idnum", None) and ref.pdf is writer:
-            writer._objects[ref.idnum - 1] = NullObject()
-        else:
-            ref.get_object().set_data(b"")
-    return embedded
