@@ -36,8 +36,11 @@ def missing(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], cache:
     from ``digests``, claim id → page digest, :func:`fedrates.reports.pdf.page_digests`): workers store what they
     draw under them, whatever they would compute themselves."""
     known = digests or {}
+    if with_pdf:  # pages whose digest is known and in the cache: nothing to split out of the records
+        verdicts = [v for v in verdicts if not (cache / f"{known.get(str(v.get('claim', '')), '')}.page.json")
+                    .is_file()]
     tasks = [_task(rows, paper, verdict, cache, with_pdf, known.get(str(verdict.get("claim", ""))))
-             for rows, paper, verdict in pdf.claim_inputs(records, verdicts)]
+             for rows, paper, verdict in pdf.claim_inputs(records, verdicts)] if verdicts else []
     return [t for t in tasks if t is not None]
 
 

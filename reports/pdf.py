@@ -29,7 +29,7 @@ import os
 import sys
 import tempfile
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -382,6 +382,19 @@ def draw_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, An
     return entry
 
 
+def read_cached_pages(cache: Path | None, digest: str | None) -> dict[str, Any] | None:
+    """The pages stored in ``cache`` under ``digest`` (:func:`cached_pages`), or None when there are none (or they
+    are damaged: drawn again by the caller)."""
+    path = cache / f"{digest}.page.json" if cache is not None and digest else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        return stored | {"pdf": base64.b64decode(stored["pdf"])}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def cached_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, Any],
                  cache: Path | None, digest: str | None = None) -> dict[str, Any]:
     """:func:`draw_pages`, read from ``cache`` (``<digest>.page.json``, see :func:`page_digest`; ``digest`` when the
@@ -389,12 +402,9 @@ def cached_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, 
     (atomically; an unwritable folder only loses the reuse)."""
     digest = digest or page_digest(rows, paper, verdict)
     path = cache / f"{digest}.page.json" if cache is not None else None
-    if path is not None and path.is_file():
-        try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-            return stored | {"pdf": base64.b64decode(stored["pdf"])}
-        except (OSError, ValueError, KeyError, TypeError):  # damaged: drawn again
-            pass
+    stored = read_cached_pages(cache, digest)
+    if stored is not None:
+        return stored
     entry = draw_pages(rows, paper, verdict)
     if path is not None:
         try:
@@ -433,18 +443,80 @@ def page_digests(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]]) -
     return digests
 
 
+#: the page digests of the last report written with a figure cache (:func:`store_page_digests`)
+PAGE_DIGESTS = "page-digests.json"
+
+
+def _verdict_digest(verdict: Mapping[str, Any]) -> str:
+    return hashlib.sha256(stored_form(verdict)[0].encode()).hexdigest()[:32]
+
+
+def store_page_digests(cache: Path, digests: Mapping[str, str], verdicts: Sequence[Mapping[str, Any]]) -> None:
+    """Keep the page digest of each claim of a report in ``cache`` (:data:`PAGE_DIGESTS`), with a digest of its
+    verdict and of the drawing code, for :func:`kept_page_digests` (atomic; an unwritable folder only loses the
+    reuse)."""
+    entries = {str(v.get("claim", "")): [digests[str(v.get("claim", ""))], _verdict_digest(v)]
+               for v in verdicts if str(v.get("claim", "")) in digests}
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = cache / f"{PAGE_DIGESTS}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps({"code": _code_digest().hex(), "claims": entries}, sort_keys=True),
+                       encoding="utf-8")
+        os.replace(tmp, cache / PAGE_DIGESTS)
+    except OSError:
+        pass
+
+
+def kept_page_digests(cache: Path, verdicts: Sequence[Mapping[str, Any]], kept: Sequence[str],
+                      changed_claims: Sequence[str]) -> dict[str, str]:
+    """The page digests of the ``kept`` claims (an earlier run's claims that a run into the same folder keeps, with
+    their records) as the last report stored them (:func:`store_page_digests`), for the claims whose pages are drawn
+    from the same inputs: same drawing code, same stored verdict, and — for a claim with a paper figure, drawn from
+    the records of its whole paper — no claim of its paper among ``changed_claims`` (this run's). Their records
+    need not be digested again; any other claim is left out (its digest is computed from its records)."""
+    try:
+        stored = json.loads((cache / PAGE_DIGESTS).read_text(encoding="utf-8"))
+        if stored.get("code") != _code_digest().hex():
+            return {}
+        entries = stored["claims"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+    changed_papers = {str(c).split(".", 1)[0] for c in changed_claims}
+    wanted = set(kept)
+    out = {}
+    for verdict in verdicts:
+        claim = str(verdict.get("claim", ""))
+        entry = entries.get(claim) if claim in wanted else None
+        if not isinstance(entry, list) or len(entry) != 2:
+            continue
+        if claim in paper_figures.PAPER_FIGURES and claim.split(".", 1)[0] in changed_papers:
+            continue
+        if entry[1] == _verdict_digest(verdict):
+            out[claim] = str(entry[0])
+    return out
+
+
 def page_figures(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], cache: Path,
                  digests: Mapping[str, str] | None = None) -> dict[str, dict[str, Any]]:
     """claim id → the figures of its pages (``svg``, ``note``, ``paper_svg``, ``paper_note``), read from the page
     cache (drawn and stored when missing, :func:`cached_pages`): what :func:`render_pdf` hands the HTML report in
     ``shared``, for a caller that writes the HTML report while the PDF is put together."""
+    return {str(verdict.get("claim", "")): {k: entry[k] for k in ("svg", "note", "paper_svg", "paper_note")}
+            for verdict, entry in pages_of(records, verdicts, cache, digests)}
+
+
+def pages_of(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]], cache: Path | None,
+             digests: Mapping[str, str] | None = None) -> Iterator[tuple[Mapping[str, Any], dict[str, Any]]]:
+    """``(verdict, pages)`` of each verdict in order (:func:`cached_pages`). A claim whose digest is in ``digests``
+    and whose pages are in ``cache`` is read without splitting its rows out of ``records``: only the claims drawn
+    here cost that."""
     known = digests or {}
-    figures_of: dict[str, dict[str, Any]] = {}
-    for rows, paper, verdict in claim_inputs(records, verdicts):
-        claim = str(verdict.get("claim", ""))
-        entry = cached_pages(rows, paper, verdict, cache, known.get(claim))
-        figures_of[claim] = {k: entry[k] for k in ("svg", "note", "paper_svg", "paper_note")}
-    return figures_of
+    for verdict in verdicts:
+        entry = read_cached_pages(cache, known.get(str(verdict.get("claim", ""))))
+        if entry is None:
+            rows, paper, _ = claim_input(records, verdict)
+            entry = cached_pages(rows, paper, verdict, cache, known.get(str(verdict.get("claim", ""))))
+        yield verdict, entry
 
 
 def claim_inputs(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]]
@@ -454,6 +526,14 @@ def claim_inputs(records: pd.DataFrame, verdicts: Sequence[Mapping[str, Any]]
     empty = records.iloc[0:0]
     return [(by_claim.get(str(v.get("claim", "")), empty), paper_rows(records, str(v.get("claim", ""))), v)
             for v in verdicts]
+
+
+def claim_input(records: pd.DataFrame, verdict: Mapping[str, Any]
+                ) -> tuple[pd.DataFrame, pd.DataFrame, Mapping[str, Any]]:
+    """:func:`claim_inputs` of one verdict (the same rows, in the same order)."""
+    claim = str(verdict.get("claim", ""))
+    rows = records[records["claim"] == claim] if "claim" in records.columns else records.iloc[0:0]
+    return rows, paper_rows(records, claim), verdict
 
 
 def front_pages(verdicts: Sequence[Mapping[str, Any]], provenance: Mapping[str, Any],
@@ -528,22 +608,22 @@ def render_pdf(
         pages = 0
         outline.append(("Claims", len(front), 0))
         current = None
-        for rows, paper, verdict in claim_inputs(records, verdicts):
+        for verdict, entry in pages_of(records, verdicts, cache_path, digests):
             key = paper_of({"theorem": verdict.get("theorem", ""), "claim": verdict.get("claim", "")})
             if key != current:
                 outline.append((key, len(front) + pages, 1))
                 current = key
-            claim = str(verdict.get("claim", ""))
-            entry = cached_pages(rows, paper, verdict, cache_path, (digests or {}).get(claim))
             try:
                 document = pdf_join.read(entry["pdf"])
             except ValueError:  # a damaged cache entry: drawn again
+                rows, paper, _ = claim_input(records, verdict)
                 entry = draw_pages(rows, paper, verdict)
                 document = pdf_join.read(entry["pdf"])
             documents.append(document)
             pages += len(document.pages)
             if shared is not None:
-                shared[claim] = {k: entry[k] for k in ("svg", "note", "paper_svg", "paper_note")}
+                shared[str(verdict.get("claim", ""))] = {k: entry[k] for k in ("svg", "note", "paper_svg",
+                                                                                "paper_note")}
         if front_drawn is not None:
             front_drawn()
         # each front page drawn once for its content (cached), put before the claims' pages

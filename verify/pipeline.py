@@ -441,6 +441,11 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
             from fedrates.verify.plotdata import fill_missing
 
             fill_missing(all_records, all_verdicts)  # earlier verdicts written before figures were described
+            if write_pdf:  # the kept claims' pages, drawn from unchanged inputs: their digests as last stored
+                from fedrates.reports.pdf import kept_page_digests
+
+                known_digests = {**kept_page_digests(out / FIGURE_CACHE, all_verdicts, kept, [c.id for c in claims]),
+                                 **known_digests}
         seeds = sorted({s for v in all_verdicts for s in v.get("seeds", [])})
         provenance = rec.provenance(seeds=seeds, extra={"profile": profile, "base_seed": base_seed, "jobs": jobs,
                                                         "points_computed": sweep.computed,
@@ -476,7 +481,7 @@ def write_reports(records: pd.DataFrame, verdicts: list[dict[str, Any]], provena
     the others are computed here."""
     from fedrates.reports.drawing import draw_missing
     from fedrates.reports.html import FIGURE_CACHE, render_html
-    from fedrates.reports.pdf import page_digests, render_pdf
+    from fedrates.reports.pdf import page_digests, render_pdf, store_page_digests
 
     cache = cache if cache is not None else out / FIGURE_CACHE
     times: dict[str, float] = {}
@@ -484,9 +489,11 @@ def write_reports(records: pd.DataFrame, verdicts: list[dict[str, Any]], provena
     if write_pdf:  # computed once, used by all three steps
         known = digests or {}
         digests = {**page_digests(records, [v for v in verdicts if str(v.get("claim", "")) not in known]), **known}
+        store_page_digests(cache, digests, verdicts)
     else:
         digests = None
     times["digests"], mark = time.perf_counter() - mark, time.perf_counter()
+    _load_catalogue()  # here, once: inherited by the forked processes below, which would each load it
     draw_missing(records, verdicts, cache, jobs=jobs, with_pdf=write_pdf, digests=digests)
     times["draw"], mark = time.perf_counter() - mark, time.perf_counter()
     html_beside = _beside(_write_html, (records, verdicts, provenance, errata, str(out), str(cache), digests),
@@ -503,6 +510,16 @@ def write_reports(records: pd.DataFrame, verdicts: list[dict[str, Any]], provena
         render_html(records, verdicts, provenance, errata, out / "report.html", shared=shared, cache=cache)
     times["html_after_pdf"] = time.perf_counter() - mark
     return times
+
+
+def _load_catalogue() -> None:
+    """Load the catalogue of theorems (the scorecards and the statements' math read it)."""
+    try:
+        from fedrates.bounds import catalog
+
+        catalog.ids()
+    except Exception:  # noqa: BLE001 - a plugin that fails to load is reported where its theorems are shown
+        pass
 
 
 def _beside(target: Callable[..., None], args: tuple, name: str) -> Any:

@@ -105,3 +105,30 @@ def test_page_digests_of_all_claims_are_each_claims_own() -> None:
     single = {str(v["claim"]): page_digest(rows, paper, v) for rows, paper, v in claim_inputs(frame, verdicts)}
     assert batched == single and len(set(batched.values())) == 4
     assert not claim_inputs(frame, verdicts)[0][1].empty  # the paper figure's rows were part of the digest
+
+
+def test_kept_claims_reuse_their_stored_page_digest_only_when_drawn_from_the_same_inputs(tmp_path: Path,
+                                                                                         monkeypatch) -> None:
+    from fedrates.reports import pdf
+    from fedrates.reports.pdf import kept_page_digests, page_digests, store_page_digests
+
+    rng = np.random.default_rng(4)
+    ids = ["das.fig1/reproduction", "das.other/claim", "bao.some/claim"]  # the first has a paper figure
+    frame = pd.DataFrame({"claim": rng.choice(ids, 300), "seed": rng.integers(0, 4, 300),
+                          "value": rng.standard_normal(300)})
+    verdicts = [{"claim": c, "verdict": "pass", "title": c} for c in ids]
+    digests = page_digests(frame, verdicts)
+    store_page_digests(tmp_path, digests, verdicts)
+    # nothing of their paper rerun: every kept claim's digest as stored, equal to one computed again
+    assert kept_page_digests(tmp_path, verdicts, ids, ["bao.new/claim"]) == digests
+    # a claim of das rerun: the paper figure of das.fig1/reproduction draws from its rows, so it is digested again;
+    # das.other/claim has no paper figure and keeps its digest
+    assert kept_page_digests(tmp_path, verdicts, ids, ["das.step23/corrected"]) == \
+        {c: digests[c] for c in ("das.other/claim", "bao.some/claim")}
+    # only the kept claims; a verdict that is not the stored one is digested again
+    changed = [dict(verdicts[0]), dict(verdicts[1], verdict="fail"), dict(verdicts[2])]
+    assert kept_page_digests(tmp_path, changed, ids[:2], []) == {"das.fig1/reproduction": digests[ids[0]]}
+    # other drawing code: nothing reused; no stored digests: nothing either
+    monkeypatch.setattr(pdf, "_code_digest", lambda: b"other code")
+    assert kept_page_digests(tmp_path, verdicts, ids, []) == {}
+    assert kept_page_digests(tmp_path / "none", verdicts, ids, []) == {}

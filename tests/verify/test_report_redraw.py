@@ -177,6 +177,28 @@ def test_rerun_of_one_claim_draws_only_its_figure_in_html_and_pdf(tmp_path: Path
     assert [[c for c in ("t/a", "t/b", "t/c") if c in t] for t in text] == [["t/a"], ["t/b"], ["t/c"]]
 
 
+def test_a_rerun_digests_only_the_records_it_changed(tmp_path: Path, monkeypatch) -> None:
+    """The kept claims' page digests come from the last report; they are those computed from the records read back."""
+    import json
+
+    from fedrates.verify.commands.report import load_run
+
+    _run(tmp_path, [_toy("t/a"), _toy("t/b"), _toy("t/c")], write_pdf=True)
+    asked: list[str] = []
+    real = pdf_module.page_digests
+
+    def spy(records, verdicts):
+        asked.extend(str(v["claim"]) for v in verdicts)
+        return real(records, verdicts)
+
+    monkeypatch.setattr(pdf_module, "page_digests", spy)
+    _run(tmp_path, [_toy("t/b", scale=0.25)], write_pdf=True)
+    assert asked == ["t/b"]
+    records, verdicts, _, _ = load_run(tmp_path)
+    stored = json.loads((tmp_path / ".figures" / pdf_module.PAGE_DIGESTS).read_text())["claims"]
+    assert {claim: digest for claim, (digest, _) in stored.items()} == real(records, verdicts)
+
+
 def test_html_alone_rerun_draws_only_the_changed_claim(tmp_path: Path, draws) -> None:
     _run(tmp_path, [_toy("t/a"), _toy("t/b"), _toy("t/c")], write_pdf=False)
     assert sorted(draws["figure"]) == ["t/a", "t/b", "t/c"] and draws["pages"] == []

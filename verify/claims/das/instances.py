@@ -209,15 +209,18 @@ def closed_form_local(alg: Any, inst: Instance) -> Any:
     paper-size runs (n = 100, d = 200, E = 20, K = 500) take seconds.  Claims that use it check that it agrees with
     the algorithm's own local phase (:func:`local_phase_error`): a class whose local phase differs fails there."""
     B, s = local_basis(inst, alg.step, alg.local_steps)
-    Bt = np.ascontiguousarray(np.swapaxes(B, 1, 2))
-    centres = inst.c[:, None, :]
+    n, d, m = B.shape
+    Bt = np.ascontiguousarray(np.swapaxes(B, 1, 2))  # (n, m, d)
+    B_all = np.ascontiguousarray(np.transpose(B, (1, 0, 2)).reshape(d, n * m))  # [B_1 … B_n]: one product for all
+    cB = np.einsum("nd,ndm->nm", inst.c, B)  # c_iᵀB_i
     base = type(alg)
 
     @dataclass(frozen=True, kw_only=True)
     class ClosedFormLocal(base):  # type: ignore[misc, valid-type]
         def client_updates(self, x: np.ndarray, problem: Any, ctx: Any) -> np.ndarray:
-            D = x[None] - centres  # (n, R, d)
-            return np.swapaxes(((D @ B) * s[:, None, :]) @ Bt, 0, 1)
+            y = (x @ B_all).reshape(len(x), n, m) - cB  # (R, n, m): B_iᵀ(x − c_i), every client in one product
+            y *= s
+            return np.swapaxes(np.swapaxes(y, 0, 1) @ Bt, 0, 1)  # (R, n, d): B_i diag(s_i) B_iᵀ(x − c_i)
 
     return ClosedFormLocal(**{f.name: getattr(alg, f.name) for f in dataclasses.fields(alg)})
 
