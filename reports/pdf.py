@@ -536,6 +536,10 @@ def claim_input(records: pd.DataFrame, verdict: Mapping[str, Any]
     return rows, paper_rows(records, claim), verdict
 
 
+#: heading of the errata pages of the front matter
+ERRATA_HEADING = "Errata by kind"
+
+
 def front_pages(verdicts: Sequence[Mapping[str, Any]], provenance: Mapping[str, Any],
                 errata: Sequence[Mapping[str, Any]], title: str = "fedrates verification report"
                 ) -> tuple[list[tuple[str, list[tuple[str, dict]]]], list[tuple[str, int, int]]]:
@@ -545,7 +549,7 @@ def front_pages(verdicts: Sequence[Mapping[str, Any]], provenance: Mapping[str, 
     outline: list[tuple[str, int, int]] = []
     sections = [(f"{title}: scorecards", *_scorecard_lines(verdicts))]
     if errata:
-        sections.append(("Errata by kind", *_errata_lines(errata)))
+        sections.append((ERRATA_HEADING, *_errata_lines(errata)))
     sections.append(("All claims, papers and provenance", _summary_lines(verdicts, provenance), []))
     for heading, lines, marks in sections:
         start = len(pages)
@@ -553,6 +557,16 @@ def front_pages(verdicts: Sequence[Mapping[str, Any]], provenance: Mapping[str, 
         outline.extend((name, start + i // _LINES_PER_PAGE, 1) for name, i in marks)
         pages.extend((heading, chunk) for chunk in _text_chunks(lines))
     return pages, outline
+
+
+def draw_errata_pages(errata: Sequence[Mapping[str, Any]], cache: Path) -> int:
+    """Draw into ``cache`` the errata pages of the front matter (:func:`front_pages`; they depend on the errata
+    only, so a run can draw them while its claims are still being swept). Returns how many pages were drawn."""
+    drawn = 0
+    for chunk in _text_chunks(_errata_lines(errata)[0]) if errata else []:
+        drawn += not _text_page_path(chunk, ERRATA_HEADING, cache).is_file()
+        cached_text_page(chunk, ERRATA_HEADING, cache)
+    return drawn
 
 
 def draw_front_pages(verdicts: Sequence[Mapping[str, Any]], provenance: Mapping[str, Any],

@@ -409,9 +409,12 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
                                       caught.get(claim.id, []), figures)
     fresh = not merge or not (out / "verdicts.json").is_file()
     try:
+        # the PDF's errata pages depend on the claims alone: drawn in the pool behind the points (a fresh folder's
+        # errata are the claims' own; a rerun merges earlier ones, whose pages its report has drawn already)
+        also = [(_errata_pages, (list(claims), figures[0]))] if then and fresh and write_pdf else []
         sweep = run_claims(claims, profile, cache_root, jobs=jobs, base_seed=base_seed, on_progress=bar.update,
                            then=then, after_follow=_paper_pages_when_complete(claims, figures) if then and fresh
-                           else None)
+                           else None, also=also)
     finally:
         bar.close()
     clock["swept"] = time.perf_counter()
@@ -510,6 +513,14 @@ def write_reports(records: pd.DataFrame, verdicts: list[dict[str, Any]], provena
         render_html(records, verdicts, provenance, errata, out / "report.html", shared=shared, cache=cache)
     times["html_after_pdf"] = time.perf_counter() - mark
     return times
+
+
+def _errata_pages(claims: list[Claim], cache: str) -> int:
+    """Draw the PDF report's errata pages of these claims' errata (:func:`collect_errata`) into the figure cache, in
+    a worker process (:func:`fedrates.reports.pdf.draw_errata_pages`): the report finds them there."""
+    from fedrates.reports.pdf import draw_errata_pages
+
+    return draw_errata_pages(collect_errata(claims), Path(cache))
 
 
 def _load_catalogue() -> None:

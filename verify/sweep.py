@@ -297,7 +297,8 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                base_seed: int = 0, on_progress: Callable[[int, int, str], None] | None = None,
                then: FollowUp | None = None,
                after_follow: Callable[[str, Any, dict[str, pd.DataFrame]], Sequence[tuple[Callable[..., Any], tuple]]]
-               | None = None
+               | None = None,
+               also: Sequence[tuple[Callable[..., Any], tuple]] = ()
                ) -> SweepResult:
     """Run (or load from cache) every point of every claim; exceptions mark the claim as errored.
 
@@ -308,7 +309,9 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
     claim's final ones (canonical order, as :attr:`SweepResult.records` holds them). ``after_follow(claim id,
     result, records)`` (records: claim id → final records of the claims complete so far) is called in this process
     as each follow-up ends and may name more tasks for the pool (their results are not kept: e.g. figures drawn into
-    a cache from the records of several claims)."""
+    a cache from the records of several claims). ``also``: tasks ``(fn, args)`` queued in the pool behind the points
+    (with a pool only; their results are not kept, their failures ignored: e.g. report pages that depend on the claims
+    alone)."""
     result = SweepResult()
     tasks: list[Task] = []
     per_claim: dict[str, list[pd.DataFrame]] = {c.id: [] for c in claims}
@@ -407,7 +410,8 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
         with (pool_factory or executors.local)(jobs) as pool:
             futures = {pool.submit(_simulate, t): t for t in tasks}
             handled: set = set()
-            following: dict = {}  # follow-up future → claim id (None: a task named by after_follow)
+            following: dict = {}  # follow-up future → claim id (None: a task named by after_follow or ``also``)
+            following.update({pool.submit(fn, *args): None for fn, args in also})
 
             def follow(claim: Claim) -> None:
                 if then is not None:

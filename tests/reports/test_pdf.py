@@ -219,3 +219,17 @@ def test_front_pages_are_drawn_once_per_content(tmp_path: Path) -> None:
     with mock.patch.object(pdf, "_text_page", side_effect=spy):
         pdf.render_pdf(_records("none"), changed, {}, errata, tmp_path / "c.pdf", cache=cache)
     assert "Errata by kind" not in drawn and "All claims, papers and provenance" in drawn
+
+
+def test_errata_pages_drawn_ahead_are_those_of_the_report(tmp_path: Path) -> None:
+    """The errata pages depend on the errata alone: drawn while the claims are swept, the report draws only the
+    other front pages."""
+    errata = [{"theorem": "bao.thm3.1", "kind": "typo", "where": f"eq. ({i})", "text": "index typo " * 30}
+              for i in range(40)]  # several pages
+    verdicts = [{"claim": "a/plot", "verdict": "pass", "theorem": "bao.thm2.1"}]
+    drawn = pdf.draw_errata_pages(errata, tmp_path)
+    front, _ = pdf.front_pages(verdicts, {}, errata)
+    assert drawn == sum(heading == pdf.ERRATA_HEADING for heading, _ in front) >= 2
+    assert pdf.draw_errata_pages(errata, tmp_path) == 0
+    assert pdf.draw_front_pages(verdicts, {}, errata, tmp_path) == len(front) - drawn
+    assert pdf.draw_errata_pages([], tmp_path) == 0

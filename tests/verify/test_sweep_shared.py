@@ -97,3 +97,23 @@ def test_every_group_of_the_catalogue_sharing_runs_writes_the_same_records() -> 
         for other in group[1:]:
             got = other.simulate(point, seed)
             pd.testing.assert_frame_equal(got, relabelled(expected, other))
+
+
+def _touch(path: str) -> None:
+    from pathlib import Path
+
+    Path(path).write_text("drawn")
+
+
+def _fail() -> None:
+    raise RuntimeError("a task queued beside the points fails")
+
+
+def test_tasks_queued_beside_the_points_run_in_the_pool_and_never_stop_the_sweep(tmp_path) -> None:
+    claims = [_claim("toy.a/x", key=None), _claim("toy.b/y", key=None)]
+    marker = tmp_path / "drawn"
+    result = run_claims(claims, "quick", None, jobs=2, then=lambda c, r, e: (len, ([],)),
+                        also=[(_touch, (str(marker),)), (_fail, ())])
+    assert marker.read_text() == "drawn"
+    assert not result.errors and set(result.records) == {"toy.a/x", "toy.b/y"}
+    assert set(result.followed) == {"toy.a/x", "toy.b/y"}  # only the claims' follow-ups are kept
