@@ -16,6 +16,12 @@ Two measurements, each the best of ``--repeat`` (default 3) in this one process,
     empty figure cache ("cold"), and again with the figures of the cold pass in the cache ("warm", what a report of
     a folder whose claims did not change costs). Target: cold ≤ 10 s on 2 idle cores.
 
+(c) with ``--after-sweep``: **what a fresh ``verify`` of every claim of the run adds after its sweep** (quick
+    profile, ``--jobs``, a new folder): the claims are judged and drawn in the sweep's pool as they complete, so what
+    is left is merging and writing the records and both reports; read from the run's ``timings.json``
+    (``records_and_reports``), beside the sweep's wall time. Target: ≤ 10 s (what (b) cold measures besides is
+    every figure drawn again in the report's own pass).
+
 With ``--baseline``, (b) is also run the way it was before (judging in this process, each claim page with font
 subsets of its own), cold, in the same process. Prints each time, the split of (b) into judging / drawing / PDF /
 HTML, whether each target is met, and the load average before and after (times on a loaded machine are longer and
@@ -145,6 +151,8 @@ def main() -> None:
     parser.add_argument("--rerun", help="claims rerun in (a) (default: the run's first 4)")
     parser.add_argument("--jobs", type=int, default=2, help="workers (sweep and figures; default %(default)s)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--after-sweep", action="store_true",
+                        help="(c) a fresh verify of every claim of the run: the wall time after its sweep")
     parser.add_argument("--baseline", action="store_true",
                         help="(b) also as before: judging in this process, font subsets per claim page")
     args = parser.parse_args()
@@ -188,7 +196,31 @@ def main() -> None:
         print(f"    best cold (every figure drawn): {_split(best_cold)} "
               f"(target <= {REPORT_TARGET:g} s: {'met' if best_cold['total'] <= REPORT_TARGET else 'NOT met'})")
         print(f"    best warm (figures cached):     {_split(best_warm)}")
+        if args.after_sweep:
+            after_sweep(stored, args.jobs, args.repeat, root / "c")
     print(_load())
+
+
+def after_sweep(claim_ids: list[str], jobs: int, repeat: int, root: Path) -> None:
+    """(c): fresh verifies of these claims (quick profile, reference optima cached by an untimed first run); prints
+    the sweep's wall time and what follows it (records and both reports) from each run's ``timings.json``."""
+    from fedrates.verify import claims as registry
+
+    claims = [registry.get(c) for c in claim_ids]
+    print(f"(c) a fresh verify of the {len(claims)} claims: wall time after the sweep, {jobs} workers")
+    _verify(claims, root / "warm-up", jobs, seed=0)  # untimed: reference optima cached
+    after = []
+    for r in range(repeat):
+        out = root / f"fresh-{r}"
+        total = _verify(claims, out, jobs, seed=0)
+        wall = json.loads((out / "timings.json").read_text())["wall_seconds"]
+        after.append(wall["records_and_reports"] + wall["judge_and_draw"])
+        print(f"  repetition {r + 1}: {total:7.2f} s in all, sweep {wall['sweep']:.2f} s (claims judged and drawn in "
+              f"its pool), after it {after[-1]:.2f} s (judging left {wall['judge_and_draw']:.2f}, records and "
+              f"reports {wall['records_and_reports']:.2f})")
+    best = min(after)
+    print(f"    best after the sweep: {best:.2f} s (target <= {REPORT_TARGET:g} s: "
+          f"{'met' if best <= REPORT_TARGET else 'NOT met'})")
 
 
 if __name__ == "__main__":
