@@ -82,6 +82,13 @@ def _kids(head: bytes) -> list[int]:
 def parse(data: bytes) -> Document:
     """Read a PDF written with one classic cross-reference table and a flat page tree (see the module docstring);
     :class:`Unsupported` for anything else, :class:`ValueError` for what is not a PDF."""
+    try:
+        return _parse(data)
+    except (IndexError, KeyError) as exc:  # a truncated table or trailer
+        raise ValueError(f"a damaged PDF document ({type(exc).__name__}: {exc})") from None
+
+
+def _parse(data: bytes) -> Document:
     tail = _STARTXREF.search(data[-64:] if len(data) > 64 else data)
     if not data.startswith(b"%PDF-") or tail is None:
         raise ValueError("not a PDF document (no header or no startxref)")
@@ -148,7 +155,11 @@ def read(data: bytes) -> Document:
     try:
         return parse(data)
     except Unsupported:
-        return parse(_flattened(data))
+        try:
+            flat = _flattened(data)
+        except Exception as exc:  # noqa: BLE001 - pypdf's own errors: the document cannot be read at all
+            raise ValueError(f"a PDF document pypdf cannot read either ({type(exc).__name__}: {exc})") from None
+        return parse(flat)
 
 
 def _stream_data(doc: Document, num: int) -> bytes:

@@ -106,7 +106,9 @@ def test_documents_with_other_structure_are_rewritten_first() -> None:
     assert _texts(out) == ["alpha", "Bravo", "charlie"]
 
 
-@pytest.mark.parametrize("data", [b"", b"not a pdf", b"%PDF-1.4\n1 0 obj\n<< >>\nendobj\n"])
+@pytest.mark.parametrize("data", [b"", b"not a pdf", b"%PDF-1.4\n1 0 obj\n<< >>\nendobj\n",
+                                  b"%PDF-1.4\nxref\n0 3\n0000000000 65535 f \ntrailer\n<< >>\nstartxref\n9\n%%EOF\n",
+                                  b"%PDF-1.4\n1 0 obj\n<< /Type /XRef >>\nendobj\nstartxref\n9\n%%EOF\n"])
 def test_what_is_not_a_pdf_is_refused(data: bytes) -> None:
     with pytest.raises(ValueError):
         pdf_join.read(data)
