@@ -23,6 +23,7 @@ import contextlib
 import functools
 import io
 import json
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -128,10 +129,17 @@ def subset_font(path: str, face: int, glyphs: set[int]) -> bytes:
     options.drop_tables += ["FFTM", "PfEd", "BDF", "meta", "MERG", "TSIV", "Zapf", "bdat", "bloc", "cidg", "fdsc",
                             "feat", "fmtx", "fond", "just", "kerx", "ltag", "morx", "trak", "xref"]
     options.font_number = face
-    font = subset.load_font(path, options)
-    subsetter = subset.Subsetter(options=options)
-    subsetter.populate(gids=sorted(glyphs | {0}))
-    subsetter.subset(font)
-    out = io.BytesIO()
-    font.save(out, reorderTables=False)
+    # the Computer Modern fonts' head tables: "'created' timestamp seems very low", printed to the user otherwise
+    quiet = logging.getLogger("fontTools")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        font = subset.load_font(path, options)
+        subsetter = subset.Subsetter(options=options)
+        subsetter.populate(gids=sorted(glyphs | {0}))
+        subsetter.subset(font)
+        out = io.BytesIO()
+        font.save(out, reorderTables=False)
+    finally:
+        quiet.setLevel(level)
     return out.getvalue()

@@ -121,3 +121,16 @@ def test_a_damaged_offset_is_refused() -> None:
     damaged = data[:first_entry] + b"%010d" % 3 + data[first_entry + 10:]
     with pytest.raises(ValueError, match="not where the cross-reference table puts it"):
         pdf_join.parse(damaged)
+
+
+def test_subsetting_a_font_prints_no_warning(caplog: pytest.LogCaptureFixture) -> None:
+    """The head tables of matplotlib's Computer Modern fonts (mathtext) have old timestamps, which fontTools warns
+    about on every subset: not the user's concern."""
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    path = pdf_fonts.font_file("cmmi10.ttf")
+    assert path is not None
+    assert pdf_fonts.subset_font(path, 0, {1, 2})[:4] == b"\x00\x01\x00\x00"
+    assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert logging.getLogger("fontTools").level == logging.NOTSET  # restored
