@@ -11,7 +11,7 @@ import matplotlib
 import pytest
 from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
-from pypdf import PdfReader, PdfWriter
+from pypdf import PdfReader
 
 from fedrates.reports import pdf_fonts, pdf_join
 
@@ -94,12 +94,15 @@ def test_strings_are_copied_as_they_are_only_references_renumbered() -> None:
 def test_documents_with_other_structure_are_rewritten_first() -> None:
     """An incremental update (a second cross-reference section) is not read directly, but its pages join."""
     base = _document("alpha", "Bravo")
-    writer = PdfWriter(io.BytesIO(base), incremental=True)
-    writer.add_metadata({"/Subject": "updated"})
-    buf = io.BytesIO()
-    writer.write(buf)
-    updated = buf.getvalue()
-    assert updated != base and b"/Prev" in updated
+    prev = int(re.search(rb"startxref\s+(\d+)", base).group(1))
+    size = int(re.search(rb"/Size (\d+)", base).group(1))
+    root = int(re.search(rb"/Root (\d+) 0 R", base).group(1))
+    info = b"%d 0 obj\n<< /Subject (updated) >>\nendobj\n" % size  # a new info dictionary, appended
+    xref = len(base) + len(info)
+    table = b"xref\n%d 1\n%010d 00000 n \n" % (size, len(base))
+    trailer = b"trailer\n<< /Size %d /Root %d 0 R /Info %d 0 R /Prev %d >>\n" % (size + 1, root, size, prev)
+    updated = base + info + table + trailer + b"startxref\n%d\n%%%%EOF\n" % xref
+    assert PdfReader(io.BytesIO(updated)).metadata["/Subject"] == "updated"  # a valid update
     with pytest.raises(pdf_join.Unsupported):
         pdf_join.parse(updated)
     out = pdf_join.join([updated, _document("charlie")])
