@@ -35,6 +35,7 @@ from markupsafe import Markup
 
 from fedrates.errata import ERRATUM_KINDS, HEADLINE_KINDS, KIND_TITLES, kind_summary
 from fedrates.reports import figures, paper_figures
+from fedrates.reports.cache_files import store
 
 __all__ = ["VERDICTS", "build_context", "cached_paper_svg", "cached_svg", "figure_digest", "render_html",
            "render_html_string", "rows_bytes", "rows_bytes_by_claim", "stored_form"]
@@ -255,17 +256,6 @@ def figure_digest(rows: pd.DataFrame, verdict: Mapping[str, Any], kind: str = "c
 _UNDRAWN = ("run_at",)
 
 
-def _store(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically; an unwritable folder only loses the reuse."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass
-
-
 def _cached(path: Path | None, draw: Callable[[], str]) -> str:
     """``draw()`` read from ``path`` when stored before; a figure that cannot be drawn (ValueError) is remembered
     beside it (``.unavailable``) with its reason, so that it is not attempted again for the same inputs."""
@@ -281,10 +271,10 @@ def _cached(path: Path | None, draw: Callable[[], str]) -> str:
         svg = draw()
     except ValueError as exc:
         if unavailable is not None:
-            _store(unavailable, str(exc))
+            store(unavailable, str(exc))
         raise
     if path is not None:
-        _store(path, svg)
+        store(path, svg)
     return svg
 
 

@@ -39,6 +39,7 @@ from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
 
 from fedrates.reports import figures, paper_figures, pdf_fonts
+from fedrates.reports.cache_files import store
 from fedrates.reports.html import (
     VERDICTS,
     _fmt,
@@ -124,13 +125,7 @@ def cached_text_page(lines: Sequence[tuple[str, dict[str, Any]]], heading: str, 
             fig.clear()
     data = buf.getvalue()
     if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
-        except OSError:
-            pass
+        store(path, data)
     return data
 
 
@@ -407,14 +402,7 @@ def cached_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, 
         return stored
     entry = draw_pages(rows, paper, verdict)
     if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(entry | {"pdf": base64.b64encode(entry["pdf"]).decode("ascii")}),
-                           encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError:
-            pass
+        store(path, json.dumps(entry | {"pdf": base64.b64encode(entry["pdf"]).decode("ascii")}))
     return entry
 
 
@@ -457,14 +445,7 @@ def store_page_digests(cache: Path, digests: Mapping[str, str], verdicts: Sequen
     reuse)."""
     entries = {str(v.get("claim", "")): [digests[str(v.get("claim", ""))], _verdict_digest(v)]
                for v in verdicts if str(v.get("claim", "")) in digests}
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        tmp = cache / f"{PAGE_DIGESTS}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps({"code": _code_digest().hex(), "claims": entries}, sort_keys=True),
-                       encoding="utf-8")
-        os.replace(tmp, cache / PAGE_DIGESTS)
-    except OSError:
-        pass
+    store(cache / PAGE_DIGESTS, json.dumps({"code": _code_digest().hex(), "claims": entries}, sort_keys=True))
 
 
 def kept_page_digests(cache: Path, verdicts: Sequence[Mapping[str, Any]], kept: Sequence[str],

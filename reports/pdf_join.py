@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fedrates.reports import pdf_fonts
+from fedrates.reports.cache_files import store
 
 __all__ = ["Document", "Unsupported", "join", "parse"]
 
@@ -261,13 +262,7 @@ def _subset(name: str, face: int, glyphs: set[int], cache: Path | None) -> bytes
             pass
     data = pdf_fonts.subset_font(path, face, glyphs)
     if stored is not None:
-        try:
-            stored.parent.mkdir(parents=True, exist_ok=True)
-            tmp = stored.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, stored)
-        except OSError:  # an unwritable cache only loses the reuse
-            pass
+        store(stored, data)
     return data
 
 

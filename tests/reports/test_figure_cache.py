@@ -133,3 +133,16 @@ def test_kept_claims_reuse_their_stored_page_digest_only_when_drawn_from_the_sam
     monkeypatch.setattr(pdf, "_code_digest", lambda: b"other code")
     assert kept_page_digests(tmp_path, verdicts, ids, []) == {}
     assert kept_page_digests(tmp_path / "none", verdicts, ids, []) == {}
+
+
+def test_cache_files_are_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    from fedrates.reports.cache_files import store
+
+    store(tmp_path / "a" / "x.page.json", "ℓ text")
+    store(tmp_path / "a" / "y.bin", b"\x00\x01")
+    assert (tmp_path / "a" / "x.page.json").read_text(encoding="utf-8") == "ℓ text"
+    assert (tmp_path / "a" / "y.bin").read_bytes() == b"\x00\x01"
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["x.page.json", "y.bin"]  # no temporary left
+    (tmp_path / "file").write_text("")
+    store(tmp_path / "file" / "z.json", "lost")  # a folder that cannot exist: the reuse is lost, nothing raised
+    assert not (tmp_path / "file" / "z.json").exists()
