@@ -106,6 +106,7 @@ def test_report_and_plot_draw_the_paper_s_claims(installed, verified):
     assert (out / "bound.svg").read_text(encoding="utf-8").lstrip().startswith(("<?xml", "<svg"))
 
 
+@pytest.mark.slow  # an end-to-end selfcheck in a subprocess, several seconds of CPU: the long step
 def test_selfcheck_catches_the_paper_s_broken_variant(installed):
     done = fedrates(installed, "selfcheck", "--only", "mini.*", "--profile", "quick", "--json")
     assert done.returncode == 0, done.stderr

@@ -37,6 +37,7 @@ def _report(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # a second headless-browser start-up (tests/reports/test_browser.py is the suite's): the long step
 def test_summary_table_fits_1280px_with_verdict_first(tmp_path: Path) -> None:
     chromium = _chromium()
     path = _report(tmp_path)

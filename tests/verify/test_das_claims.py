@@ -240,6 +240,7 @@ def test_eq46_bound_exercises_both_branches() -> None:
     assert all(0 < f < 1 for f in fractions), fractions
 
 
+@pytest.mark.slow  # Figure 2's paired runs at quick size, several seconds of CPU: the long step
 def test_figure2_noise_identity_and_ordering() -> None:
     v = _verdict("das.fig2/snr", 0)
     assert v["verdict"] == "pass", v["message"]

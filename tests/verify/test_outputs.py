@@ -343,6 +343,7 @@ def _can_mount_tmpfs() -> str | None:
     return None
 
 
+@pytest.mark.slow  # a whole verify in a subprocess on a real full filesystem: the long step
 def test_full_tmpfs_real_disk(env):
     why = _can_mount_tmpfs()
     if why:
