@@ -7,7 +7,7 @@ regime starts later. This prints, for K from 2 to 10⁵:
 
 * the start of that regime (:func:`fedrates.bounds.analysis.dominant_regimes` on the claim's own constants) and
   the horizon T the claim would run with a grid whose largest K is this one (``regime_margin`` × the start, at
-  least 10a, as ``_FastFedDAClaim._grid`` sets it; the claim runs every K of its grid at that one T),
+  least 10a: ``_FastFedDAClaim.horizon``, as the claim's grid sets it; every K of the grid runs at that T),
 * the client-steps one replica runs to reach T (K·T, E = 1) and the profile's replicas (``n_seeds``),
 * the time at the engine's rate measured in this run on the largest built instance (Fast-FedDA, the claim's
   algorithm, every replica at once).
@@ -67,7 +67,7 @@ def main() -> None:
     for K in CLIENTS:
         values = dict(built.get(K) or built[last], K=float(K))
         regime, _ = bt._noise_regime_start(values)
-        T = int(np.ceil(max(claim.regime_margin * regime, 10 * values["a"]) / claim.local_steps)) * claim.local_steps
+        T, _ = claim.horizon(values, claim.local_steps)
         steps = K * T * replicas
         seconds = steps / rate
         when = f"{seconds:,.0f} s" if seconds < 86_400 else f"{seconds / 86_400:,.1f} days"

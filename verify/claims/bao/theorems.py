@@ -153,10 +153,14 @@ class _FastFedDAClaim(Claim):
     def _grid(self, profile: str, params: dict | None = None, E: int | None = None) -> tuple[list[int], str]:
         E = E or self.local_steps
         problem, ref, consts, a = self._setup(params)
-        values = _fast_values(problem, ref, consts, T=1.0, E=E, a=a)
-        start, text = _noise_regime_start(values)
-        base = int(math.ceil(max(self.regime_margin * start, 10 * a) / E)) * E
+        base, text = self.horizon(_fast_values(problem, ref, consts, T=1.0, E=E, a=a), E)
         return [base * 2**j for j in range(self.grid_points[profile])], text
+
+    def horizon(self, values: dict[str, float], E: int) -> tuple[int, str]:
+        """(first T of the sweep, the regimes of Theorem 2.1 in T) at the symbols ``values`` (:func:`_fast_values`):
+        ``regime_margin`` × the start of the σ̄²/(μT)-dominated regime, at least 10a, rounded up to a multiple of E."""
+        start, text = _noise_regime_start(values)
+        return int(math.ceil(max(self.regime_margin * start, 10 * values["a"]) / E)) * E, text
 
     def _run(self, problem: Any, ref: Any, consts: Any, a: float, E: int, T_grid: list[int],
              seeds: list[int]) -> pd.DataFrame:
