@@ -151,6 +151,8 @@ def rows_bytes(rows: pd.DataFrame) -> bytes:
     after a merge, do not change them."""
     import numpy as np
 
+    if rows.empty:  # every column is missing: nothing identifies it (the loop below gives the same b"")
+        return b""
     parts: list[bytes] = []
     for name in sorted(rows.columns, key=str):
         column = rows[name]

@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from fedrates._tables import pivot_last
+
 __all__ = ["PAPER_FIGURES", "das_figure1", "das_figure2", "bylinkin_separation"]
 
 
@@ -45,7 +47,7 @@ def das_figure1(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
     for ax, j in zip(axes, panels, strict=False):
         for a, (name, color) in enumerate((("clip", "tab:red"), ("norm", "tab:blue"))):
             part = sub[sub["point"] == 2 * j + a]
-            table = part.pivot_table(index="round", columns="seed", values="value", aggfunc="last").sort_index()
+            table = pivot_last(part, "round", "seed")
             k = table.index.to_numpy(dtype=float)
             for col in table.columns:
                 ax.plot(k, table[col].to_numpy(dtype=float), color=color, alpha=0.15, linewidth=0.6)
@@ -77,7 +79,7 @@ def das_figure2(records: pd.DataFrame, verdict: Mapping[str, Any]) -> Figure:
     for ax, j in zip(axes, panels, strict=False):
         for a, (name, color) in enumerate((("clip", "tab:red"), ("norm", "tab:blue"))):
             part = sub[sub["point"] == 2 * j + a]
-            table = part.pivot_table(index="round", columns="seed", values="value", aggfunc="last").sort_index()
+            table = pivot_last(part, "round", "seed")
             k = table.index.to_numpy(dtype=float)
             for col in table.columns:
                 ax.plot(k, table[col].to_numpy(dtype=float), color=color, alpha=0.15, linewidth=0.6)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fedrates._tables import pivot_last
 from fedrates.verify import checks
 from fedrates.verify import tolerances as _tolerances
 
@@ -48,7 +49,7 @@ def _pivot(records: pd.DataFrame, var: str, metric: str | None) -> tuple[np.ndar
         raise RateAssertionError(f"records have no column {var!r}; columns: {', '.join(map(str, sub.columns))}")
     if sub.empty:
         raise RateAssertionError(f"no records for metric {metric!r}")
-    table = sub.pivot_table(index="seed", columns=var, values="value", aggfunc="last").sort_index()
+    table = pivot_last(sub, "seed", var)
     return table.columns.to_numpy(dtype=float), table.to_numpy(dtype=float)
 
 

@@ -55,7 +55,8 @@ def judge_all(claims: Sequence[Claim], records: dict[str, pd.DataFrame], errors:
               profile: str) -> list[dict[str, Any]]:
     """One verdict per claim (:func:`judge_one`); a claim whose sweep failed ends as ``error`` with its reason."""
     return [_error_verdict(claim, errors[claim.id]) if claim.id in errors
-            else judge_one(claim, records.get(claim.id, rec.empty_records()), profile) for claim in claims]
+            else judge_one(claim, records[claim.id] if claim.id in records else rec.empty_records(), profile)
+            for claim in claims]
 
 
 def judge_one(claim: Claim, records: pd.DataFrame, profile: str) -> dict[str, Any]:
@@ -299,6 +300,7 @@ def judge_claims(claims: Sequence[Claim], records: dict[str, pd.DataFrame], erro
 
     drawn = None if figures is None else (str(figures[0]), bool(figures[1]))
     workers = min(jobs, len(claims))
+    _before_forking(figures is not None)
     results: dict[int, dict[str, Any]] = {}
     try:
         with executors.local(workers) as pool:
@@ -349,10 +351,12 @@ def merge_previous(out: Path, verdicts: list[dict[str, Any]], records: pd.DataFr
             old = old.get("verdicts", [])
         if not isinstance(old, list) or not all(isinstance(v, dict) and "claim" in v for v in old):
             raise ValueError("not a list of verdicts")
+        new_ids = {str(v["claim"]) for v in verdicts}
+        old_ids = {str(v["claim"]) for v in old} - new_ids
         old_records = rec.empty_records()
         for name in ("records.parquet", "records.csv"):
             if (out / name).is_file():
-                old_records = rec.read_records(out / name)[0]
+                old_records = rec.read_records(out / name, claims=old_ids)[0]  # the rows of the claims kept
                 break
         old_errata = json.loads((out / "errata.json").read_text(encoding="utf-8")) \
             if (out / "errata.json").is_file() else []
@@ -370,8 +374,7 @@ def merge_previous(out: Path, verdicts: list[dict[str, Any]], records: pd.DataFr
             merged.append(v)
             kept.append(cid)
     merged.extend(v for v in verdicts if str(v["claim"]) in new_by_id)
-    keep_rows = old_records[old_records["claim"].isin(kept)]
-    frames = [f for f in (keep_rows, records) if len(f)]
+    frames = [f for f in (old_records, records) if len(f)]
     all_records = pd.concat(frames, ignore_index=True) if frames else rec.empty_records()
     from fedrates.verify.errata import ERRATUM_KINDS
 
@@ -403,6 +406,7 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
         # soon as its last point is in, behind the points queued: the cores the sweep's last long points leave idle
         # judge the claims that are done (a Dask cluster only sweeps: the figure cache is on this machine)
         caught = _variants_naming([c.id for c in claims])
+        _before_forking(True)
 
         def then(claim: Claim, rows: pd.DataFrame | None, error: str | None) -> tuple[Callable[..., Any], tuple]:
             return _judge_and_draw, (claim, rows, error, profile, int(base_seed), timestamp,
@@ -521,6 +525,16 @@ def _errata_pages(claims: list[Claim], cache: str) -> int:
     from fedrates.reports.pdf import draw_errata_pages
 
     return draw_errata_pages(collect_errata(claims), Path(cache))
+
+
+def _before_forking(figures: bool) -> None:
+    """Load here what this process needs after the workers are done anyway — the theorem catalogue (scorecards,
+    statements) and, when the workers draw or digest figures, the report modules (matplotlib, the PDF and HTML
+    writers) — so that the forked workers inherit them instead of each loading them again (about 0.6 s and 1.1 s
+    of CPU per worker)."""
+    _load_catalogue()
+    if figures:
+        from fedrates.reports import drawing  # noqa: F401 - imported for the workers to inherit
 
 
 def _load_catalogue() -> None:

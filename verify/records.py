@@ -23,7 +23,7 @@ import os
 import platform
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -294,15 +294,46 @@ def _read_csv(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=na_values)
 
 
-def read_records(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Read records written by :func:`write_records`; return ``(df, provenance)``.
+def _read_table(path: Path, claims: Collection[str] | None = None) -> Any:
+    """The parquet file as a pyarrow table, text columns read dictionary-encoded and then expanded to their type in
+    the file: the same table as a plain ``read_table``, several times faster on records, whose text columns (claim,
+    metric, params, ...) hold a few distinct values over many rows (0.09 s instead of 0.65 s for 430,000 rows).
+    ``claims``: only the rows of these claims, selected on the encoded columns (cheaper than selecting them in the
+    frame, whose text columns each need a gather)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(path)
+    text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+    table = pq.read_table(path, read_dictionary=text)
+    if claims is not None and "claim" in table.column_names:
+        wanted = pa.array(sorted(claims), type=pa.string())
+        column = table["claim"]
+        if pa.types.is_dictionary(column.type):  # the claim of each distinct value, then gathered per row
+            masks = [pc.take(pc.is_in(chunk.dictionary.cast(pa.string()), value_set=wanted), chunk.indices)
+                     for chunk in column.chunks]
+            mask = pa.chunked_array(masks, type=pa.bool_())
+        else:
+            mask = pc.is_in(column.cast(pa.string()), value_set=wanted)
+        table = table.filter(pc.fill_null(mask, False))
+    if not text:
+        return table
+    columns = [column.cast(schema.field(name).type) if pa.types.is_dictionary(column.type) else column
+               for name, column in zip(table.column_names, table.columns, strict=True)]
+    return pa.Table.from_arrays(columns, names=table.column_names).replace_schema_metadata(table.schema.metadata)
+
+
+def read_records(path: str | os.PathLike[str],
+                 claims: Collection[str] | None = None) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Read records written by :func:`write_records`; return ``(df, provenance)``; with ``claims``, only the rows
+    of those claims (in their order in the file).
 
     Provenance comes from the parquet metadata when present, else from ``provenance.json`` beside the file
     (``{}`` if neither exists). Raises FileNotFoundError for a missing file and ValueError for a file that
     cannot be parsed or lacks required columns.
     """
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     path = Path(path)
     if not path.is_file():
@@ -311,8 +342,10 @@ def read_records(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
     try:
         if _is_csv(path):
             df = _read_csv(path)
+            if claims is not None and "claim" in df.columns:
+                df = df[df["claim"].isin(list(claims))].reset_index(drop=True)
         else:
-            table = pq.read_table(path)
+            table = _read_table(path, claims)
             meta = table.schema.metadata or {}
             if PROVENANCE_KEY in meta:
                 prov = json.loads(meta[PROVENANCE_KEY].decode("utf-8"))

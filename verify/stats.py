@@ -38,6 +38,7 @@ __all__ = [
     "SlopeFit",
     "high_probability_check",
     "loglog_slope",
+    "mean_bootstrap_bounds",
     "mean_lower_bound",
     "mean_upper_bound",
     "min_samples_for_quantile",
@@ -257,6 +258,41 @@ def mean_upper_bound(
         q = t_star[k] if t_star.size else -math.inf
         return math.inf if q == -math.inf else mean - float(q) * se
     raise ValueError(f"unknown method '{method}'; expected 't' or 'bootstrap-t'")
+
+
+def mean_bootstrap_bounds(
+    samples: object,
+    confidence: float = 0.95,
+    rng: np.random.Generator | None = None,
+    n_boot: int = 4000,
+) -> tuple[float, float]:
+    """``(mean_lower_bound(X), mean_upper_bound(X))`` with ``method="bootstrap-t"``, each from a generator in the
+    same state (``rng``), from one set of resamples: resampling −X with the same indices gives −T*, so the lower
+    bound is the upper (1 − confidence) quantile of the same T* — the same two floats as the two calls with two
+    generators seeded alike, at half the cost."""
+    confidence = _check_confidence(confidence)
+    x = _samples(samples)
+    n = x.size
+    if n == 1:
+        return -math.inf, math.inf
+    mean = float(x.mean())
+    sd = float(x.std(ddof=1))
+    if sd == 0.0:
+        return mean, mean
+    se = sd / math.sqrt(n)
+    resampled = x[_rng(rng).integers(0, n, size=(n_boot, n))]
+    m_star = resampled.mean(axis=1)
+    s_star = resampled.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_star = (m_star - mean) / (s_star / math.sqrt(n))
+    t_star = np.sort(t_star[~np.isnan(t_star)])
+    if not t_star.size:
+        return -math.inf, math.inf
+    k = max(math.ceil((1.0 - confidence) * t_star.size) - 1, 0)
+    low_q, high_q = float(t_star[k]), float(t_star[t_star.size - 1 - k])
+    upper = math.inf if low_q == -math.inf else mean - low_q * se
+    lower = -math.inf if high_q == math.inf else mean - high_q * se
+    return lower, upper
 
 
 def mean_lower_bound(

@@ -104,6 +104,21 @@ def test_round_trip_preserves_values_dtypes_and_provenance(tmp_path: Path, name:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, "provenance.json"])  # no temp files
 
 
+@pytest.mark.parametrize("name", ["records.parquet", "records.csv"])
+def test_read_only_some_claims_gives_their_rows_in_file_order(tmp_path: Path, name: str) -> None:
+    base = _records()
+    df = pd.concat([base.assign(claim=c, seed=base["seed"] + k) for k, c in
+                    enumerate(["a/x", "b/y", "a/x", "c/z"])], ignore_index=True)
+    path = records.write_records(df, tmp_path / name, records.provenance(seeds=[7, 8]))
+    every, _ = records.read_records(path)
+    pd.testing.assert_frame_equal(every, df, check_dtype=False)  # text columns read encoded, then expanded
+    for wanted in ({"a/x", "c/z"}, {"b/y"}, set(), {"not/there"}):
+        some, _ = records.read_records(path, claims=wanted)
+        expected = every[every["claim"].isin(wanted)].reset_index(drop=True)
+        pd.testing.assert_frame_equal(some, expected)
+        assert len(some) == 3 * sum(c in wanted for c in ["a/x", "b/y", "a/x", "c/z"])
+
+
 def test_parquet_schema_metadata_holds_provenance(tmp_path: Path) -> None:
     path = records.write_records(_records(), tmp_path / "r.parquet", {"seeds": [1], "x": math.inf})
     meta = pq.read_schema(path).metadata

@@ -142,6 +142,21 @@ def test_bootstrap_t_bound_covers_skewed_mean(master_seed: int) -> None:
     assert _in_window(covered)
 
 
+@pytest.mark.parametrize("case", ["skewed", "ties", "two", "constant", "single", "heavy"])
+def test_bootstrap_pair_equals_the_two_one_sided_bounds(case: str) -> None:
+    # one set of resamples for both sides: the same two floats as two calls with generators in the same state
+    rng = np.random.default_rng(7)
+    samples = {"skewed": rng.exponential(size=12), "ties": np.array([1.0, 1.0, 1.0, 2.0, 5.0]),
+               "two": np.array([0.5, 3.0]), "constant": np.full(6, 2.5), "single": np.array([4.0]),
+               "heavy": rng.standard_cauchy(size=9)}[case]
+    for confidence in (0.9, 0.95, 0.99):
+        pair = stats.mean_bootstrap_bounds(samples, confidence, rng=np.random.default_rng(11), n_boot=500)
+        lower = stats.mean_lower_bound(samples, confidence, "bootstrap-t", rng=np.random.default_rng(11), n_boot=500)
+        upper = stats.mean_upper_bound(samples, confidence, "bootstrap-t", rng=np.random.default_rng(11), n_boot=500)
+        assert pair == (lower, upper)
+        assert pair[0] <= pair[1]
+
+
 # ---------------------------------------------------------------------------------------------------- quantiles
 
 

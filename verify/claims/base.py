@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates._tables import pivot_last
 from fedrates.verify import margins as mg
 from fedrates.verify import tolerances as tol
 from fedrates.verify.checks import CheckResult
@@ -322,7 +323,7 @@ def matrix(records: pd.DataFrame, metric: str, x: str, seeds: Sequence[int] | No
                                                                                                     np.ndarray]:
     """(x values (P,), values (S, P)) for one metric, pivoting seeds × x; rows ordered by seed."""
     sub = records[records["metric"] == metric]
-    table = sub.pivot_table(index="seed", columns=x, values="value", aggfunc="last").sort_index()
+    table = pivot_last(sub, "seed", x)
     if seeds is not None:
         table = table.reindex(sorted(seeds))
     return table.columns.to_numpy(dtype=float), table.to_numpy(dtype=float)

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates._tables import pivot_last
 from fedrates.errata import Erratum
 from fedrates.solvers.certify import observed_cache
 from fedrates.verify import checks
@@ -288,7 +289,7 @@ class FigureComparison(Claim):
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         sub = records[records["metric"] == self.metric]
-        table = sub.pivot_table(index="seed", columns="algorithm", values="value", aggfunc="last").sort_index()
+        table = pivot_last(sub, "seed", "algorithm")
         seeds = [int(s) for s in table.index]
         means = {str(k): float(table[k].mean()) for k in table.columns}
         size = self.instances[profile]
@@ -504,7 +505,7 @@ class CFedDAHighProbability(Claim):
             return constants_mismatch(self, check, seeds, values, thm.statement)
         conditions = conditions + [check]
         sub = records[records["metric"] == self.metric]
-        table = sub.pivot_table(index="seed", columns="R", values="value", aggfunc="last").sort_index()
+        table = pivot_last(sub, "seed", "R")
         Rs = [int(R) for R in table.columns]
         bound = np.array([thm.evaluate(self.values(R)) for R in Rs])
         y = table.to_numpy(dtype=float)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates._tables import pivot_last
 from fedrates.verify import checks
 from fedrates.verify import tolerances as tol
 from fedrates.verify.claims.base import Claim, records_from_trace
@@ -84,7 +85,7 @@ def _table(records: pd.DataFrame, metric: str, point: int | None = None) -> pd.D
     sub = records[records["metric"] == metric]
     if point is not None:
         sub = sub[sub["point"] == point]
-    return sub.pivot_table(index="seed", columns="round", values="value", aggfunc="last").sort_index()
+    return pivot_last(sub, "seed", "round")
 
 
 def _seeds_of(records: pd.DataFrame) -> list[int]:

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates._tables import pivot_last
 from fedrates.verify import checks, exact
 from fedrates.verify import margins as mg
 from fedrates.verify import tolerances as tol
@@ -183,7 +184,7 @@ class ExactMoments(Claim):
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         problem = self.instance()
         sub = records[records["metric"] == self.metric]
-        table = sub.pivot_table(index="seed", columns="round", values="value", aggfunc="last").sort_index()
+        table = pivot_last(sub, "seed", "round")
         seeds = [int(s) for s in table.index]
         expected, sd, facts = self.expected()
         L, mu, Lbar, mubar = spectra(problem)
@@ -487,7 +488,7 @@ class ReturnedPointLaw(ExactMoments):
         y = np.empty((len(seeds), len(self.rounds), d))
         for j in range(d):
             sub = records[records["metric"] == f"returned_point[{j}]"]
-            table = sub.pivot_table(index="seed", columns="round", values="value", aggfunc="last").sort_index()
+            table = pivot_last(sub, "seed", "round")
             y[:, :, j] = table.reindex(index=seeds, columns=list(self.rounds)).to_numpy(dtype=float)
         mean, cov, alts, scale = self.exact_law()
         L, mu, Lbar, mubar = spectra(problem)

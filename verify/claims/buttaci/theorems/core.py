@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates._tables import pivot_last
 from fedrates.verify import checks
 from fedrates.verify import margins as mg
 from fedrates.verify.checks import CheckResult
@@ -137,7 +138,7 @@ class StronglyConvexValidity(Claim):
         gaps = _metric(records, "objective_gap")
         results, ratios = [], []
         for _, part in gaps.groupby("point"):
-            y = part.pivot_table(index="seed", columns="round", values="value", aggfunc="last").to_numpy()
+            y = pivot_last(part, "seed", "round").to_numpy()
             b = part.groupby("round")["bound"].first().to_numpy()
             if not np.all(np.isfinite(y)) or not np.all(np.isfinite(b)):
                 results.append(CheckResult("fail", "non-finite (divergence)", "measured ≤ bound", "—",
@@ -501,7 +502,7 @@ class Recursion(Claim):
         excess = _metric(records, "recursion_excess")
         results, ratios = [], []
         for _, part in excess.groupby("point"):
-            y = part.pivot_table(index="seed", columns="round", values="value", aggfunc="last").to_numpy()
+            y = pivot_last(part, "seed", "round").to_numpy()
             b = part.groupby("round")["bound"].first().to_numpy()
             if not np.all(np.isfinite(y)):
                 results.append(CheckResult("fail", "non-finite (divergence)", "D_{t+1} − κD_t ≤ A", "—",
