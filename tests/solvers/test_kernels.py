@@ -29,7 +29,11 @@ def _close(a, b):
 
 
 @pytest.mark.parametrize("N,d,P,B", [(40, 7, 9, 3), (512, 300, 33, 10), (64, 1, 5, 64), (200, 13, 7, 15), (90, 5, 4, 5),
-                                   (300, 17, 6, 12)])
+                                   (300, 17, 6, 12),
+                                   # every way a batch splits into 8-, 4-, 2- and 1-row blocks, and 8-row blocks after
+                                   # the first (which writes the gradient instead of adding to it)
+                                   (50, 9, 3, 1), (50, 9, 3, 2), (50, 9, 3, 6), (50, 9, 3, 7), (50, 9, 3, 9),
+                                   (50, 9, 3, 16), (50, 9, 3, 17), (50, 9, 3, 23)])
 def test_lsq_rows_matches_numpy(N, d, P, B):
     rng = np.random.default_rng(N + d)
     X, y = rng.standard_normal((N, d)), rng.standard_normal(N)
