@@ -245,7 +245,8 @@ def reset() -> None:
     """Forget what discovery found, so that papers installed (or removed) since are seen by the next command run in
     this process: clears :func:`papers`, the one-line problem reports, and the registries built from the papers —
     claims (:mod:`fedrates.verify.claims`), theorems (:mod:`fedrates.bounds.catalog`), broken variants
-    (:func:`fedrates.verify.variants.all_variants`), the papers' figures, and the flags that say the papers'
+    (:func:`fedrates.verify.variants.all_variants`), the papers' figures, the catalogue digest the report's MathML
+    is remembered under, and the flags that say the papers'
     algorithm, problem and falsify modules were loaded.
 
     Algorithms, problem families and falsify targets already registered stay registered (a module imported once is
@@ -258,7 +259,7 @@ def reset() -> None:
     _PROBLEMS.clear()
     importlib.invalidate_caches()  # a dist-info directory written since the last lookup is found
     for module, name in (("fedrates.verify.claims", "_load"), ("fedrates.bounds.catalog", "_load"),
-                         ("fedrates.verify.variants", "all_variants")):
+                         ("fedrates.verify.variants", "all_variants"), ("fedrates.reports.html", "_catalogue_digest")):
         loaded = sys.modules.get(module)
         if loaded is not None and hasattr(getattr(loaded, name, None), "cache_clear"):
             getattr(loaded, name).cache_clear()
@@ -269,6 +270,24 @@ def reset() -> None:
     figures = sys.modules.get("fedrates.reports.paper_figures")
     if figures is not None:
         figures.PAPER_FIGURES._table = None  # the papers' figures are gathered again on next use
+
+
+def catalogue_digest() -> str:
+    """SHA-256 of the code that defines the theorem catalogue (every module of fedrates.bounds, the citations, and
+    the installed papers' entry points and modules, :func:`source_digest`): what caches of anything derived from
+    the theorems are keyed by (listings, the report's MathML), so that any edit of a theorem is a miss. Reads the
+    files, without building the catalogue (no sympy)."""
+    import hashlib
+    import importlib.util
+    from pathlib import Path
+
+    h = hashlib.sha256()
+    bounds = Path(importlib.util.find_spec("fedrates.bounds").origin).parent
+    for path in [*sorted(bounds.rglob("*.py")), Path(importlib.util.find_spec("fedrates.papers").origin)]:
+        h.update(str(path.relative_to(bounds.parent)).encode())
+        h.update(path.read_bytes())
+    h.update(source_digest().encode())  # installed papers: their entry points and modules
+    return h.hexdigest()
 
 
 def source_digest() -> str:

@@ -393,13 +393,73 @@ def looks_like_prose(text: str) -> bool:
     return len(re.findall(r"(?<![A-Za-z])[A-Za-z]{4,}(?![A-Za-z])", bare)) >= 6
 
 
-@functools.lru_cache(maxsize=1024)
+#: MathML converted for earlier reports, kept in the figure cache beside the figures: a report of statements shown
+#: before converts none of them again (sympy's printer and latex2mathml take about 1 s for the built-in papers)
+MATH_CACHE = "mathml.json"
+#: key → MathML ("" when the formula cannot be converted) of this process: loaded and stored by :func:`build_context`
+_MATH_MEMO: dict[str, str] = {}
+
+
+@functools.cache
+def _math_versions() -> str:
+    """What a stored conversion depends on besides its formula: this module's code and the converters' versions."""
+    import importlib.metadata
+
+    parts = [hashlib.sha256(Path(__file__).read_bytes()).hexdigest()]
+    for package in ("sympy", "latex2mathml"):
+        try:
+            parts.append(importlib.metadata.version(package))
+        except importlib.metadata.PackageNotFoundError:
+            parts.append("")
+    return json.dumps(parts)
+
+
+def _math_key(kind: str, text: str) -> str:
+    return hashlib.sha256(json.dumps([kind, text, _math_versions()]).encode()).hexdigest()[:40]
+
+
+def _remembered(key: str, convert: Callable[[], Markup | None]) -> Markup | None:
+    """``convert()``, or what it gave before under ``key`` — checked again as it is checked when made, so that a
+    stored entry that is not plain MathML is never shown."""
+    stored = _MATH_MEMO.get(key)
+    if stored is not None:
+        if stored == "":
+            return None
+        if stored.startswith("<math") and not _MATH_UNSAFE.search(stored):
+            return Markup(stored)
+    made = convert()
+    _MATH_MEMO[key] = str(made) if made is not None else ""
+    return made
+
+
+def _load_math(cache: Path | None) -> int:
+    """Read the stored conversions of ``cache`` into this process's memo; returns how many entries it then holds."""
+    if cache is not None:
+        try:
+            stored = json.loads((cache / MATH_CACHE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            stored = {}
+        if isinstance(stored, dict):
+            _MATH_MEMO.update({k: v for k, v in stored.items() if isinstance(k, str) and isinstance(v, str)})
+    return len(_MATH_MEMO)
+
+
+def _store_math(cache: Path | None, before: int) -> None:
+    """Write the memo back to ``cache`` when this report converted anything new."""
+    if cache is not None and len(_MATH_MEMO) > before:
+        store(cache / MATH_CACHE, json.dumps(_MATH_MEMO, sort_keys=True))
+
+
 def math_from_latex(latex: str, display: bool = True) -> Markup | None:
     """MathML of a LaTeX formula (``latex2mathml``), or None when it cannot be converted (the package is missing,
-    the LaTeX is outside what it parses, or the output holds anything but MathML). Remembered per formula: claims
-    of one statement share it."""
+    the LaTeX is outside what it parses, or the output holds anything but MathML). Remembered per formula (claims
+    of one statement share it), and across reports with a figure cache."""
     if not latex or not latex.strip() or looks_like_prose(latex):
         return None
+    return _remembered(_math_key("block" if display else "inline", latex), lambda: _latex_mathml(latex, display))
+
+
+def _latex_mathml(latex: str, display: bool) -> Markup | None:
     try:
         from latex2mathml.converter import convert
     except ImportError:  # pragma: no cover - a declared dependency
@@ -415,7 +475,20 @@ def math_from_latex(latex: str, display: bool = True) -> Markup | None:
 
 
 def math_from_theorem(theorem_id: str) -> Markup | None:
-    """MathML of a catalogued theorem, ``lhs ≤ rhs`` (sympy's presentation printer), or None."""
+    """MathML of a catalogued theorem, ``lhs ≤ rhs`` (sympy's presentation printer), or None. Remembered as
+    :func:`math_from_latex` is, under the theorem's id and the catalogue's code (any edit of a theorem is a miss)."""
+    return _remembered(_math_key("theorem", f"{theorem_id}@{_catalogue_digest()}"),
+                       lambda: _theorem_mathml(theorem_id))
+
+
+@functools.cache
+def _catalogue_digest() -> str:
+    from fedrates.plugins import catalogue_digest
+
+    return catalogue_digest()
+
+
+def _theorem_mathml(theorem_id: str) -> Markup | None:
     try:
         from fedrates.bounds import catalog
 
@@ -615,6 +688,7 @@ def build_context(
     """The template context: formatted strings, figures as SVG markup (reused from ``shared``, see
     :func:`fedrates.reports.pdf.render_pdf`, when given), verdict counts."""
     cache_path = Path(cache) if cache is not None else None
+    known_math = _load_math(cache_path)
     by_claim = dict(tuple(records.groupby("claim", sort=False))) if "claim" in records.columns else {}
     claims = [_claim_view(i, v, by_claim.get(str(v.get("claim")), records.iloc[0:0]), shared, cache_path)
               for i, v in enumerate(verdicts, start=1)]
@@ -644,6 +718,7 @@ def build_context(
     anchors = {c["claim"]: c["anchor"] for c in claims}
     cards = scorecards(claims)
     groups = errata_groups(errata, anchors)
+    _store_math(cache_path, known_math)
     for c in claims:
         c["paper_id"] = paper_of(c)
         c["theorem_anchor"] = f"theorem-{c['paper_id']}-{c['theorem']}"

@@ -164,3 +164,32 @@ def test_thin_per_group_keeps_small_groups_whole_and_is_even_in_order() -> None:
     keep = figures.thin_per_group(groups, order, 20)
     assert keep[:10].all()
     assert sorted(order[10:][keep[10:]]) == list(range(0, 100, 5))
+
+
+def test_prefix_ids_prefixes_every_id_and_reference_as_the_regular_expressions_do() -> None:
+    import re
+
+    from matplotlib.figure import Figure
+
+    def by_regex(svg: str, prefix: str) -> str:  # the definition: ids at a word boundary, and every reference
+        svg = re.sub(r'\bid="', f'id="{prefix}', svg)
+        return re.sub(r"url\(#", f"url(#{prefix}", re.sub(r'href="#', f'href="#{prefix}', svg))
+
+    fig = Figure()
+    ax = fig.add_subplot()
+    ax.plot([1, 2, 3], [1, 4, 9], marker="o", label="x")
+    ax.fill_between([1, 2, 3], [0, 1, 2], [2, 5, 10], alpha=0.2)
+    ax.set_yscale("log")
+    ax.legend()
+    drawn = figures.to_svg(fig)
+    edge_cases = ['id="a"', 'xid="a" id="b"', '_id="x" data-id="y"', 'é id="x" éid="y"', 'id="id="', "", 'id=',
+                  '<use xlink:href="#m" href="#n" style="clip-path:url(#c)"/>']
+    for svg in [drawn, *edge_cases]:
+        assert figures.prefix_ids(svg, "c12-") == by_regex(svg, "c12-")
+    prefixed = figures.prefix_ids(drawn, "p3-")
+    ids = re.findall(r'\bid="([^"]*)"', prefixed)
+    assert ids and all(i.startswith("p3-") for i in ids)
+    assert all(r.startswith("p3-") for r in re.findall(r'href="#([^"]*)"', prefixed) + re.findall(r"url\(#([^)]*)\)",
+                                                                                                   prefixed))
+    with pytest.raises(ValueError, match="id_prefix"):
+        figures.prefix_ids(drawn, "1bad prefix")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import subprocess
@@ -233,6 +234,33 @@ def test_constants_name_effective_quantities_and_print_exact_zeros(tmp_path: Pat
     assert "<th><code>H</code></th><td>0</td>" in section
     integral = _render(tmp_path, [_verdict(constants={"K": 8.0})])
     assert "K_eff" not in integral
+
+
+def test_converted_math_is_kept_in_the_figure_cache_and_checked_when_read(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(html, "_MATH_MEMO", {})
+    cache = tmp_path / "figures"
+    first = html.render_html(_records(), [_verdict()], {}, [], tmp_path / "a" / "report.html", cache=cache)
+    stored = json.loads((cache / html.MATH_CACHE).read_text(encoding="utf-8"))
+    formula = html.math_from_latex(_verdict()["statement"])
+    assert formula is not None and str(formula) in stored.values()  # the statement's MathML, kept
+    # a later report in a fresh process converts nothing again: it reads the stored MathML
+    monkeypatch.setattr(html, "_MATH_MEMO", {})
+    monkeypatch.setattr(html, "_latex_mathml", lambda *a: pytest.fail("converted again"))
+    monkeypatch.setattr(html, "_theorem_mathml", lambda *a: pytest.fail("converted again"))
+    again = html.render_html(_records(), [_verdict()], {}, [], tmp_path / "b" / "report.html", cache=cache)
+    strip = re.compile(r"Generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
+    assert strip.sub("", again.read_text(encoding="utf-8")) == strip.sub("", first.read_text(encoding="utf-8"))
+    # an entry that is not plain MathML (a damaged or forged file) is converted again, never shown
+    monkeypatch.setattr(html, "_MATH_MEMO", {})
+    forged = {key: '<math><mtext>x</mtext></math><script>alert(1)</script>' for key in stored}
+    (cache / html.MATH_CACHE).write_text(json.dumps(forged), encoding="utf-8")
+    converted: list[str] = []
+    monkeypatch.setattr(html, "_latex_mathml", lambda latex, display: converted.append(latex) or None)
+    monkeypatch.setattr(html, "_theorem_mathml", lambda theorem_id: converted.append(theorem_id) or None)
+    text = html.render_html(_records(), [_verdict()], {}, [], tmp_path / "c" / "report.html", cache=cache) \
+        .read_text(encoding="utf-8")
+    assert "alert(1)" not in text and converted == [_verdict()["statement"], "bao.thm2.1"]
 
 
 def test_conditions_are_one_table_with_sweep_points_as_columns() -> None:

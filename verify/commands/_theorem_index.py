@@ -27,11 +27,11 @@ def _build() -> dict[str, Any]:
 def theorem_index(build: bool = True) -> dict[str, dict[str, list[str]]] | None:
     """``{theorem id: {"free": [...], "rhs": [...], "zero_ok": [...]}}`` for every catalogued theorem; on a cache
     miss, built and stored when ``build`` (about a second of sympy work), else ``None``."""
+    from fedrates.plugins import catalogue_digest
     from fedrates.solvers import _cache
-    from fedrates.verify.commands.listing import _catalog_digest
 
     directory = _cache.cache_dir() / "listings"
-    key = _cache.entry_key(_catalog_digest(), {"what": "symbols"})
+    key = _cache.entry_key(catalogue_digest(), {"what": "symbols"})
     doc = _cache.load_document(key, directory)
     if doc is None:
         if not build:

@@ -84,30 +84,15 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _catalog_digest() -> str:
-    """SHA-256 of the code that defines the theorem catalogue (every module of fedrates.bounds and the citations)."""
-    import hashlib
-    import importlib.util
-    from pathlib import Path
-
-    h = hashlib.sha256()
-    bounds = Path(importlib.util.find_spec("fedrates.bounds").origin).parent
-    for path in [*sorted(bounds.rglob("*.py")), Path(importlib.util.find_spec("fedrates.papers").origin)]:
-        h.update(str(path.relative_to(bounds.parent)).encode())
-        h.update(path.read_bytes())
-    from fedrates import plugins
-
-    h.update(plugins.source_digest().encode())  # installed papers: their entry points and modules
-    return h.hexdigest()
-
-
 def _theorem_rows(paper: str | None) -> list[dict[str, Any]]:
     """One row per catalogued theorem.  Building the catalogue takes about a second of sympy work, so the rows are
     cached (a checksummed JSON document keyed by the catalogue's code: any edit of it is a miss) and read back."""
     from fedrates.solvers import _cache
 
     directory = _cache.cache_dir() / "listings"
-    key = _cache.entry_key(_catalog_digest(), {"what": "theorems"})
+    from fedrates.plugins import catalogue_digest
+
+    key = _cache.entry_key(catalogue_digest(), {"what": "theorems"})
     doc = _cache.load_document(key, directory)
     if doc is None:
         from fedrates.bounds.catalog import PAPERS, all_theorems
