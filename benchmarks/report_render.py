@@ -7,7 +7,9 @@ Two measurements, each the best of ``--repeat`` (default 3) in this one process,
     new, empty folder. Both run with the same fresh base seed (a new one per repetition), so both compute the same
     sweep and the rerun changes those claims' results: the full folder then has to merge, and redraw the reports
     with only the changed claims' figures drawn (the others come from its figure cache). An untimed rerun first
-    fills the copy's figure cache, as the run that made the folder would have. Target: full / new ≤ 1.2.
+    fills the copy's figure cache, as the run that made the folder would have. Target: full / new ≤ 1.2. Each
+    repetition also prints what the two runs spent after their sweeps (``timings.json``): the sweeps compute the same
+    points, so that difference is what the full folder costs more, without the sweep's own variation.
 (b) **judging + report of every claim of the run from its stored records**, as ``verify`` does after its sweep:
     the claims judged and annotated in ``--jobs`` worker processes, which also draw the figures of the claims
     without a paper figure (``judge_claims``), then ``write_reports`` as ``verify`` calls it: page digests once, the
@@ -71,9 +73,22 @@ def rerun_ratio(run: Path, rerun: list[Any], jobs: int, repeat: int, root: Path)
     for r in range(repeat):
         seed = 1000 + r
         into_new.append(_verify(rerun, root / f"new-{r}", jobs, seed))
+        after_new = _after_sweep(root / f"new-{r}")
         into_full.append(_verify(rerun, full, jobs, seed))
-        print(f"  repetition {r + 1}: new folder {into_new[-1]:7.2f} s, full folder {into_full[-1]:7.2f} s")
+        after_full = _after_sweep(full)
+        # the two sweeps compute the same points: what the full folder costs more is what follows them, read
+        # apart from the sweep's own variation (a second or more on a busy machine)
+        extra = after_full - after_new
+        print(f"  repetition {r + 1}: new folder {into_new[-1]:7.2f} s, full folder {into_full[-1]:7.2f} s; after "
+              f"the sweep {after_new:.2f} s and {after_full:.2f} s (the full folder adds {extra:.2f} s, "
+              f"{(into_new[-1] + extra) / into_new[-1]:.2f}× the new folder's run)")
     return min(into_full), min(into_new)
+
+
+def _after_sweep(out: Path) -> float:
+    """Wall seconds of a run after its sweep (records, verdicts and both reports), from its ``timings.json``."""
+    wall = json.loads((out / "timings.json").read_text())["wall_seconds"]
+    return float(wall["records_and_reports"] + wall["judge_and_draw"])
 
 
 def judge_and_report(run: Path, dest: Path, cache: Path, jobs: int, baseline: bool = False) -> dict[str, float]:
