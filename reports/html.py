@@ -398,6 +398,8 @@ def looks_like_prose(text: str) -> bool:
 MATH_CACHE = "mathml.json"
 #: key → MathML ("" when the formula cannot be converted) of this process: loaded and stored by :func:`build_context`
 _MATH_MEMO: dict[str, str] = {}
+#: the keys the report being built asked for: only those are stored (entries of older code or formulas drop out)
+_MATH_USED: set[str] = set()
 
 
 @functools.cache
@@ -421,6 +423,7 @@ def _math_key(kind: str, text: str) -> str:
 def _remembered(key: str, convert: Callable[[], Markup | None]) -> Markup | None:
     """``convert()``, or what it gave before under ``key`` — checked again as it is checked when made, so that a
     stored entry that is not plain MathML is never shown."""
+    _MATH_USED.add(key)
     stored = _MATH_MEMO.get(key)
     if stored is not None:
         if stored == "":
@@ -434,6 +437,7 @@ def _remembered(key: str, convert: Callable[[], Markup | None]) -> Markup | None
 
 def _load_math(cache: Path | None) -> int:
     """Read the stored conversions of ``cache`` into this process's memo; returns how many entries it then holds."""
+    _MATH_USED.clear()
     if cache is not None:
         try:
             stored = json.loads((cache / MATH_CACHE).read_text(encoding="utf-8"))
@@ -445,9 +449,10 @@ def _load_math(cache: Path | None) -> int:
 
 
 def _store_math(cache: Path | None, before: int) -> None:
-    """Write the memo back to ``cache`` when this report converted anything new."""
+    """Write the conversions this report used back to ``cache`` when it converted anything new."""
     if cache is not None and len(_MATH_MEMO) > before:
-        store(cache / MATH_CACHE, json.dumps(_MATH_MEMO, sort_keys=True))
+        used = {key: _MATH_MEMO[key] for key in _MATH_USED if key in _MATH_MEMO}
+        store(cache / MATH_CACHE, json.dumps(used, sort_keys=True))
 
 
 def math_from_latex(latex: str, display: bool = True) -> Markup | None:

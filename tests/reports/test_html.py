@@ -261,6 +261,13 @@ def test_converted_math_is_kept_in_the_figure_cache_and_checked_when_read(tmp_pa
     text = html.render_html(_records(), [_verdict()], {}, [], tmp_path / "c" / "report.html", cache=cache) \
         .read_text(encoding="utf-8")
     assert "alert(1)" not in text and converted == [_verdict()["statement"], "bao.thm2.1"]
+    # what is stored is what the last report used: entries of other formulas (or older code) drop out
+    (cache / html.MATH_CACHE).write_text(json.dumps({"stale": "<math><mi>s</mi></math>"}), encoding="utf-8")
+    monkeypatch.setattr(html, "_MATH_MEMO", {})
+    other = _verdict(statement=r"\frac{1}{T^2}")
+    html.render_html(_records(), [other], {}, [], tmp_path / "d" / "report.html", cache=cache)
+    kept = json.loads((cache / html.MATH_CACHE).read_text(encoding="utf-8"))
+    assert "stale" not in kept and len(kept) == 2
 
 
 def test_conditions_are_one_table_with_sweep_points_as_columns() -> None:
