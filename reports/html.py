@@ -420,15 +420,30 @@ def _math_key(kind: str, text: str) -> str:
     return hashlib.sha256(json.dumps([kind, text, _math_versions()]).encode()).hexdigest()[:40]
 
 
+#: the MathML elements a stored conversion may hold (an HTML element inside ``<math>`` would end the math and be
+#: shown as HTML: a stored entry with any other tag is converted again)
+_MATHML_TAGS = frozenset({
+    "math", "mi", "mn", "mo", "ms", "mtext", "mspace", "mrow", "mfrac", "msqrt", "mroot", "mstyle", "merror",
+    "mpadded", "mphantom", "mfenced", "menclose", "msub", "msup", "msubsup", "munder", "mover", "munderover",
+    "mmultiscripts", "mprescripts", "none", "mtable", "mtr", "mtd", "semantics", "annotation"})
+_TAG = re.compile(r"<\s*/?\s*([^\s/>]*)")
+
+
+def _plain_mathml(text: str) -> bool:
+    """One ``<math>`` element made of MathML elements only, without scripts, event attributes or links."""
+    return (text.startswith("<math") and text.endswith("</math>") and text.count("<math") == 1
+            and not _MATH_UNSAFE.search(text) and all(t.lower() in _MATHML_TAGS for t in _TAG.findall(text)))
+
+
 def _remembered(key: str, convert: Callable[[], Markup | None]) -> Markup | None:
-    """``convert()``, or what it gave before under ``key`` — checked again as it is checked when made, so that a
+    """``convert()``, or what it gave before under ``key`` — checked again (:func:`_plain_mathml`), so that a
     stored entry that is not plain MathML is never shown."""
     _MATH_USED.add(key)
     stored = _MATH_MEMO.get(key)
     if stored is not None:
         if stored == "":
             return None
-        if stored.startswith("<math") and not _MATH_UNSAFE.search(stored):
+        if _plain_mathml(stored):
             return Markup(stored)
     made = convert()
     _MATH_MEMO[key] = str(made) if made is not None else ""

@@ -253,7 +253,11 @@ def test_converted_math_is_kept_in_the_figure_cache_and_checked_when_read(tmp_pa
     assert strip.sub("", again.read_text(encoding="utf-8")) == strip.sub("", first.read_text(encoding="utf-8"))
     # an entry that is not plain MathML (a damaged or forged file) is converted again, never shown
     monkeypatch.setattr(html, "_MATH_MEMO", {})
-    forged = {key: '<math><mtext>x</mtext></math><script>alert(1)</script>' for key in stored}
+    breakouts = ['<math><mtext>x</mtext></math><script>alert(1)</script>',
+                 '<math><mi>x</mi><div onclick="alert(1)">y</div></math>', '<math><mi>x</mi></math><p>alert(1)</p>',
+                 '<math><mi>x</mi><meta http-equiv="refresh" content="0;alert(1)"></math>']
+    assert all(not html._plain_mathml(b) for b in breakouts) and html._plain_mathml(next(iter(stored.values())))
+    forged = {key: breakouts[i % len(breakouts)] for i, key in enumerate(stored)}
     (cache / html.MATH_CACHE).write_text(json.dumps(forged), encoding="utf-8")
     converted: list[str] = []
     monkeypatch.setattr(html, "_latex_mathml", lambda latex, display: converted.append(latex) or None)
