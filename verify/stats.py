@@ -244,20 +244,25 @@ def mean_upper_bound(
     if method == "t":
         return mean + float(sps.t.ppf(confidence, n - 1)) * se
     if method == "bootstrap-t":
-        gen = _rng(rng)
-        resampled = x[gen.integers(0, n, size=(n_boot, n))]
-        m_star = resampled.mean(axis=1)
-        s_star = resampled.std(axis=1, ddof=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t_star = (m_star - mean) / (s_star / math.sqrt(n))
-        # a constant resample has s* = 0: its statistic is ±inf (kept: conservative), or undefined when it
-        # equals the mean (dropped)
-        t_star = np.sort(t_star[~np.isnan(t_star)])
+        t_star = _bootstrap_t(x, mean, _rng(rng), n_boot)
         # lower (1 - confidence) empirical quantile of T*
         k = max(math.ceil((1.0 - confidence) * t_star.size) - 1, 0)
         q = t_star[k] if t_star.size else -math.inf
         return math.inf if q == -math.inf else mean - float(q) * se
     raise ValueError(f"unknown method '{method}'; expected 't' or 'bootstrap-t'")
+
+
+def _bootstrap_t(x: np.ndarray, mean: float, gen: np.random.Generator, n_boot: int) -> np.ndarray:
+    """The sorted studentized statistics T* = (x̄* − x̄)/(s*/√n) of ``n_boot`` resamples of ``x``. A constant
+    resample has s* = 0: its statistic is ±inf (kept: conservative), or undefined when it equals the mean
+    (dropped)."""
+    n = x.size
+    resampled = x[gen.integers(0, n, size=(n_boot, n))]
+    m_star = resampled.mean(axis=1)
+    s_star = resampled.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_star = (m_star - mean) / (s_star / math.sqrt(n))
+    return np.sort(t_star[~np.isnan(t_star)])
 
 
 def mean_bootstrap_bounds(
@@ -280,12 +285,7 @@ def mean_bootstrap_bounds(
     if sd == 0.0:
         return mean, mean
     se = sd / math.sqrt(n)
-    resampled = x[_rng(rng).integers(0, n, size=(n_boot, n))]
-    m_star = resampled.mean(axis=1)
-    s_star = resampled.std(axis=1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_star = (m_star - mean) / (s_star / math.sqrt(n))
-    t_star = np.sort(t_star[~np.isnan(t_star)])
+    t_star = _bootstrap_t(x, mean, _rng(rng), n_boot)
     if not t_star.size:
         return -math.inf, math.inf
     k = max(math.ceil((1.0 - confidence) * t_star.size) - 1, 0)
