@@ -386,12 +386,14 @@ def merge_previous(out: Path, verdicts: list[dict[str, Any]], records: pd.DataFr
 
 def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int = 1, base_seed: int = 0,
                   use_cache: bool = True, progress: bool = True,
-                  write_pdf: bool = True, merge: bool = True,
+                  write_pdf: bool = True, merge: bool = True, write_report: bool = True,
                   on_verdicts: Callable[[list[dict[str, Any]]], None] | None = None) -> dict[str, Any]:
     """Run the claims and write ``records.parquet``, ``verdicts.json``, ``errata.json``, ``report.html`` (and
     ``report.pdf``). With ``merge`` (default) earlier claims in ``out`` not run now are kept (see the module
     docstring); the returned ``verdicts`` are this run's, ``kept`` the ids of earlier claims kept. ``on_verdicts``
-    receives this run's verdicts before anything is written."""
+    receives this run's verdicts before anything is written. Without ``write_report`` no figure is drawn and no
+    report written: the reports of earlier results in ``out`` are removed (they would no longer describe its
+    verdicts), and ``fedrates report`` renders them from the files written."""
     from fedrates.reports.html import FIGURE_CACHE
     from fedrates.verify import executors
 
@@ -399,14 +401,14 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
     bar = _Progress(enabled=progress)
     clock = {"started": time.perf_counter(), "cpu": time.process_time()}
     timestamp = datetime.now(UTC).isoformat(timespec="seconds")
-    figures = (str(out / FIGURE_CACHE), bool(write_pdf))
+    figures = (str(out / FIGURE_CACHE), bool(write_pdf)) if write_report else None
     then = None
     if jobs > 1 and executors.active() is None:
         # with the local pool, each claim is judged, annotated and drawn (when it has no paper figure) in the pool as
         # soon as its last point is in, behind the points queued: the cores the sweep's last long points leave idle
         # judge the claims that are done (a Dask cluster only sweeps: the figure cache is on this machine)
         caught = _variants_naming([c.id for c in claims])
-        _before_forking(True)
+        _before_forking(write_report)
 
         def then(claim: Claim, rows: pd.DataFrame | None, error: str | None) -> tuple[Callable[..., Any], tuple]:
             return _judge_and_draw, (claim, rows, error, profile, int(base_seed), timestamp,
@@ -415,9 +417,10 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
     try:
         # the PDF's errata pages depend on the claims alone: drawn in the pool behind the points (a fresh folder's
         # errata are the claims' own; a rerun merges earlier ones, whose pages its report has drawn already)
-        also = [(_errata_pages, (list(claims), figures[0]))] if then and fresh and write_pdf else []
+        drawn_here = then is not None and fresh and figures is not None
+        also = [(_errata_pages, (list(claims), figures[0]))] if drawn_here and write_pdf else []
         sweep = run_claims(claims, profile, cache_root, jobs=jobs, base_seed=base_seed, on_progress=bar.update,
-                           then=then, after_follow=_paper_pages_when_complete(claims, figures) if then and fresh
+                           then=then, after_follow=_paper_pages_when_complete(claims, figures) if drawn_here
                            else None, also=also)
     finally:
         bar.close()
@@ -427,7 +430,7 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
     rest = [c for c in claims if c.id not in sweep.followed]
     judged = dict(zip([c.id for c in rest], judge_claims(
         rest, sweep.records, sweep.errors, profile, base_seed=base_seed, timestamp=timestamp, jobs=jobs,
-        figures=(out / FIGURE_CACHE, write_pdf)), strict=True)) if rest else {}
+        figures=(out / FIGURE_CACHE, write_pdf) if write_report else None), strict=True)) if rest else {}
     verdicts = [sweep.followed[c.id][0] if c.id in sweep.followed else judged[c.id] for c in claims]
     # digests of the pages the sweep's workers drew, computed from this run's records and verdicts: the report reuses
     # them for these claims (their records and verdicts are the report's: a claim of this run replaces any earlier)
@@ -448,7 +451,7 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
             from fedrates.verify.plotdata import fill_missing
 
             fill_missing(all_records, all_verdicts)  # earlier verdicts written before figures were described
-            if write_pdf:  # the kept claims' pages, drawn from unchanged inputs: their digests as last stored
+            if write_pdf and write_report:  # the kept claims' pages, drawn from unchanged inputs: their digests
                 from fedrates.reports.pdf import kept_page_digests
 
                 known_digests = {**kept_page_digests(out / FIGURE_CACHE, all_verdicts, kept, [c.id for c in claims]),
@@ -462,8 +465,11 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
         rec.write_records(all_records, out / "records.parquet", provenance)
         rec.write_json_atomic(all_verdicts, out / "verdicts.json")
         rec.write_json_atomic(all_errata, out / "errata.json")
-        digest = _report_digest(all_records, all_verdicts, all_errata, write_pdf)
-        if not _report_current(out, digest, write_pdf):  # a resume with unchanged results keeps its report as is
+        digest = _report_digest(all_records, all_verdicts, all_errata, write_pdf) if write_report else None
+        if digest is None:  # no report: none of earlier results stays beside these verdicts
+            for name in ("report.html", "report.pdf", _REPORT_DIGEST):
+                (out / name).unlink(missing_ok=True)
+        elif not _report_current(out, digest, write_pdf):  # a resume with unchanged results keeps its report
             (out / _REPORT_DIGEST).unlink(missing_ok=True)
             stages = write_reports(all_records, all_verdicts, provenance, all_errata, out, jobs=jobs,
                                    write_pdf=write_pdf, digests=known_digests)
@@ -476,7 +482,8 @@ def verify_claims(claims: Sequence[Claim], *, profile: str, out: Path, jobs: int
 
 def write_reports(records: pd.DataFrame, verdicts: list[dict[str, Any]], provenance: dict[str, Any],
                   errata: list[dict[str, Any]], out: Path, *, jobs: int, write_pdf: bool = True,
-                  cache: Path | None = None, digests: dict[str, str] | None = None) -> dict[str, float]:
+                  cache: Path | None = None, digests: dict[str, str] | None = None,
+                  title: str = "fedrates verification report") -> dict[str, float]:
     """Write ``report.html`` (and ``report.pdf``) of these results into ``out``, with the figures of ``cache``
     (default: the run directory's figure cache); returns the wall seconds of each stage.
 
@@ -503,18 +510,19 @@ def write_reports(records: pd.DataFrame, verdicts: list[dict[str, Any]], provena
     _load_catalogue()  # here, once: inherited by the forked processes below, which would each load it
     draw_missing(records, verdicts, cache, jobs=jobs, with_pdf=write_pdf, digests=digests)
     times["draw"], mark = time.perf_counter() - mark, time.perf_counter()
-    html_beside = _beside(_write_html, (records, verdicts, provenance, errata, str(out), str(cache), digests),
+    html_beside = _beside(_write_html, (records, verdicts, provenance, errata, str(out), str(cache), digests, title),
                           "fedrates-html") if write_pdf and jobs > 1 else None
     front_beside = _beside(_draw_front, (verdicts, provenance, errata, str(cache)), "fedrates-front") \
         if write_pdf and jobs > 1 else None
     shared: dict[str, Any] | None = None
     if write_pdf:  # each figure drawn once: the PDF pages first, their figures reused as SVG by the HTML report
         shared = {}
-        render_pdf(records, verdicts, provenance, errata, out / "report.pdf", shared=shared, cache=cache,
+        render_pdf(records, verdicts, provenance, errata, out / "report.pdf", title=title, shared=shared, cache=cache,
                    digests=digests, front_drawn=None if front_beside is None else lambda: _joined(front_beside))
     times["pdf"], mark = time.perf_counter() - mark, time.perf_counter()
     if html_beside is None or not _joined(html_beside):
-        render_html(records, verdicts, provenance, errata, out / "report.html", shared=shared, cache=cache)
+        render_html(records, verdicts, provenance, errata, out / "report.html", title=title, shared=shared,
+                    cache=cache)
     times["html_after_pdf"] = time.perf_counter() - mark
     return times
 
@@ -580,7 +588,8 @@ def _draw_front(verdicts: list[dict[str, Any]], provenance: dict[str, Any], erra
 
 
 def _write_html(records: pd.DataFrame, verdicts: list[dict[str, Any]], provenance: dict[str, Any],
-                errata: list[dict[str, Any]], out: str, cache: str, digests: dict[str, str] | None) -> None:
+                errata: list[dict[str, Any]], out: str, cache: str, digests: dict[str, str] | None,
+                title: str = "fedrates verification report") -> None:
     """The forked process (:func:`_beside`) that writes the HTML report: exits 0 once ``report.html`` is written, 1
     otherwise (the parent then writes it itself)."""
     import os
@@ -590,7 +599,7 @@ def _write_html(records: pd.DataFrame, verdicts: list[dict[str, Any]], provenanc
 
     try:
         shared = page_figures(records, verdicts, Path(cache), digests)
-        render_html(records, verdicts, provenance, errata, Path(out) / "report.html", shared=shared,
+        render_html(records, verdicts, provenance, errata, Path(out) / "report.html", title=title, shared=shared,
                     cache=Path(cache))
         code = 0
     except BaseException:  # noqa: BLE001 - the parent writes the report and reports what goes wrong

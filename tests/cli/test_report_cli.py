@@ -115,3 +115,40 @@ def test_csv_records_out_file_and_json_summary(tmp_path: Path, capsys: pytest.Ca
     assert summary == {"report": str(out), "claims": 2, "verdicts": {"pass": 1, "erratum": 1}, "records": 12}
     assert CLAIMS[1] in out.read_text(encoding="utf-8")
     assert not (directory / "report.html").exists()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_both_formats_draw_each_figure_once(tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch,
+                                            jobs: str) -> None:
+    """``--format both`` writes the two reports from one drawing of each claim's pages (with two jobs, drawn in the
+    workers into the run's figure cache); a later ``--format pdf`` or ``html`` draws nothing again."""
+    from pypdf import PdfReader
+
+    from fedrates.reports import figures
+    from fedrates.reports import pdf as pdf_module
+    from fedrates.verify import outputs
+
+    directory = _run_dir(tmp_path)
+    assert cli.main(["report", str(directory), "--format", "both", "--jobs", jobs]) == 0
+    assert "report.html and" in capsys.readouterr().out
+    assert len(PdfReader(directory / "report.pdf").pages) == 3 + len(CLAIMS)
+    text = (directory / "report.html").read_text(encoding="utf-8")
+    assert all(claim in text for claim in CLAIMS) and text.count("<svg") >= len(CLAIMS)
+    pages = sorted(p.name for p in (directory / ".figures").glob("*.page.json"))
+    assert len(pages) == len(CLAIMS)  # one entry of pages per claim, for both reports
+    calls = []
+    monkeypatch.setattr(pdf_module, "draw_pages", lambda *a, **k: calls.append(a) or {})
+    monkeypatch.setattr(figures, "claim_figure", lambda *a, **k: calls.append(a) or {})
+    assert cli.main(["report", str(directory), "--format", "pdf"]) == 0
+    (directory / "report.html").unlink()
+    assert cli.main(["report", str(directory)]) == 0
+    assert calls == [] and (directory / "report.html").read_text(encoding="utf-8") == text
+    assert outputs.damaged(directory, ["report.html", "report.pdf"]) == []  # the manifest follows the rewrites
+
+
+def test_both_formats_with_one_out_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    directory = _run_dir(tmp_path)
+    assert cli.main(["report", str(directory), "--format", "both", "--out", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "names one file" in err
+    assert not (directory / "report.html").exists() and not (tmp_path / "r.html").exists()

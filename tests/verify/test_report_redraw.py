@@ -93,6 +93,39 @@ def test_changed_results_or_missing_report_redraw(tmp_path: Path, drawn) -> None
     assert drawn["html"] == 3 and (tmp_path / "report.html").exists()
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_no_report_draws_nothing_and_removes_the_earlier_report(tmp_path: Path, drawn, monkeypatch, jobs) -> None:
+    """``write_report=False`` (``verify --no-report``): the verdicts and records are those of a run with a report, no
+    figure is drawn (in this process or in the sweep's workers), the report of the earlier results is removed, and
+    ``fedrates report`` renders the new results afterwards."""
+    from fedrates.reports import figures
+    from fedrates.verify.cli import main as cli
+
+    calls = []
+    real = figures.draw_claim
+    monkeypatch.setattr(figures, "draw_claim", lambda *a, **k: calls.append(1) or real(*a, **k))
+    with_report = verify_claims([_toy("t/a", scale=0.25)], profile="quick", out=tmp_path / "ref", jobs=jobs,
+                                progress=False, write_pdf=True)
+    out = tmp_path / "out"
+    verify_claims([_toy("t/a")], profile="quick", out=out, jobs=jobs, progress=False, write_pdf=True)
+    assert (out / "report.html").is_file() and (out / "report.pdf").is_file()
+    drawn.update(html=0, pdf=0)
+    calls.clear()
+    cache = out / html_module.FIGURE_CACHE
+    before = sorted(p.name for p in cache.iterdir())
+    result = verify_claims([_toy("t/a", scale=0.25)], profile="quick", out=out, jobs=jobs, progress=False,
+                           write_pdf=True, write_report=False)
+    assert drawn == {"html": 0, "pdf": 0} and calls == []  # jobs=2: a forked worker's call would not count here,
+    assert sorted(p.name for p in cache.iterdir()) == before  # but the pages it drew would be in the cache
+    assert not (out / "report.html").exists() and not (out / "report.pdf").exists()
+    strip = lambda vs: [{k: v for k, v in d.items() if k != "run_at"} for d in vs]  # noqa: E731
+    assert strip(result["verdicts"]) == strip(with_report["verdicts"])
+    assert "report.html" not in (out / "manifest.json").read_text()
+    assert cli(["report", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert "t/a" in page and result["verdicts"][0]["verdict"].upper() in page.upper()
+
+
 def test_html_and_pdf_draw_each_figure_once(tmp_path: Path, monkeypatch) -> None:
     """With the PDF written, the HTML report reuses the PDF pages' figures: draw_claim runs once per claim (it ran
     twice before: once per format), and the HTML shows one figure per claim with ids unique on the page."""

@@ -1,8 +1,10 @@
 """``fedrates report DIR``: re-render the report of a finished verification run from its stored files.
 
 Reads ``DIR/records.parquet`` (or ``DIR/records.csv``), ``DIR/verdicts.json``, ``DIR/provenance.json`` and, when
-present, ``DIR/errata.json``; writes ``DIR/report.html`` (``--format pdf``: ``DIR/report.pdf``; or ``--out FILE``).
-Nothing is recomputed.
+present, ``DIR/errata.json``; writes ``DIR/report.html`` (``--format pdf``: ``DIR/report.pdf``; ``--format both``:
+the two, each figure drawn once for both; or ``--out FILE``). Nothing is recomputed. The figures not in the run's
+figure cache are drawn in ``--jobs`` worker processes (default: the number of cores), as ``fedrates verify`` draws
+them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from fedrates.solvers.errors import InputError
 from fedrates.verify.commands._common import print_json, validate_verdicts
 
-FORMATS = ("html", "pdf")
+FORMATS = ("html", "pdf", "both")
 
 
 def register(subparsers: Any) -> None:
@@ -23,13 +25,18 @@ def register(subparsers: Any) -> None:
         "report",
         help="re-render the report of a verification run directory",
         description=(
-            "Re-render DIR/report.html (or report.pdf) from DIR/records.parquet (or records.csv), DIR/verdicts.json, "
-            "DIR/provenance.json and optional DIR/errata.json."
+            "Re-render DIR/report.html (report.pdf, or both) from DIR/records.parquet (or records.csv), "
+            "DIR/verdicts.json, DIR/provenance.json and optional DIR/errata.json; the figures not drawn before are "
+            "drawn in --jobs worker processes."
         ),
     )
     parser.add_argument("dir", metavar="DIR", help="output directory of 'fedrates verify'")
-    parser.add_argument("--format", choices=FORMATS, default="html", help="report format (default: html)")
-    parser.add_argument("--out", metavar="FILE", help="where to write the report (default: DIR/report.<format>)")
+    parser.add_argument("--format", choices=FORMATS, default="html",
+                        help="report format: html (default), pdf, or both (each figure drawn once for the two)")
+    parser.add_argument("--out", metavar="FILE",
+                        help="where to write the report (default: DIR/report.<format>; not with --format both)")
+    parser.add_argument("--jobs", default=None, type=str, help="worker processes drawing figures (default: number "
+                                                                "of cores)")
     parser.add_argument("--title", default="fedrates verification report", help="title of the report")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of a line of text")
     parser.set_defaults(handler=run)
@@ -96,29 +103,66 @@ def _fill_plots(records: Any, verdicts: list[dict[str, Any]]) -> None:
     fill_missing(records, verdicts)
 
 
+def _render(records: Any, verdicts: list[dict[str, Any]], provenance: dict[str, Any], errata: list[dict[str, Any]],
+            directory: Path, out: Path | None, fmt: str, title: str, jobs: int) -> list[Path]:
+    """Write the report(s) of ``fmt``; the figures missing from the run's figure cache drawn in ``jobs`` workers."""
+    from fedrates.reports.drawing import draw_missing
+    from fedrates.reports.html import FIGURE_CACHE
+
+    cache = directory / FIGURE_CACHE  # the run directory's cache, wherever the report goes: nothing drawn twice
+    if fmt == "both":
+        from fedrates.verify.pipeline import write_reports
+
+        write_reports(records, verdicts, provenance, errata, directory, jobs=jobs, write_pdf=True, title=title)
+        return [directory / "report.html", directory / "report.pdf"]
+    path = out if out is not None else directory / f"report.{fmt}"
+    if fmt == "pdf":
+        from fedrates.reports.pdf import page_digests, render_pdf
+
+        digests = page_digests(records, verdicts)
+        draw_missing(records, verdicts, cache, jobs=jobs, with_pdf=True, digests=digests)
+        return [render_pdf(records, verdicts, provenance, errata, path, title=title, cache=cache, digests=digests)]
+    from fedrates.reports.html import render_html
+    from fedrates.reports.pdf import page_digests, read_cached_pages
+
+    # the figures of PDF pages drawn before from the same records and verdicts (by verify, or --format pdf/both) are
+    # the HTML report's too; only the other claims' figures are drawn
+    shared: dict[str, dict[str, Any]] = {}
+    for claim, digest in page_digests(records, verdicts).items():
+        entry = read_cached_pages(cache, digest)
+        if entry is not None:
+            shared[claim] = {k: entry[k] for k in ("svg", "note", "paper_svg", "paper_note")}
+    rest = [v for v in verdicts if str(v.get("claim", "")) not in shared]
+    draw_missing(records, rest, cache, jobs=jobs, with_pdf=False)
+    return [render_html(records, verdicts, provenance, errata, path, title=title, shared=shared, cache=cache)]
+
+
 def run(args: argparse.Namespace) -> int:
     directory = Path(args.dir)
-    out = Path(args.out) if args.out else directory / f"report.{args.format}"
-    if out.is_dir():
+    if args.format == "both" and args.out:
+        raise InputError(f"--out '{args.out}' names one file; --format both writes DIR/report.html and "
+                         "DIR/report.pdf (expected --format html or pdf with --out)")
+    out = Path(args.out) if args.out else None
+    if out is not None and out.is_dir():
         raise InputError(f"--out '{out}' is a directory; expected a file path")
+    import os
+
+    from fedrates.verify.commands._common import MAX_JOBS, check_int
+
+    jobs = check_int("--jobs", args.jobs, 1, MAX_JOBS) if args.jobs is not None else max(1, os.cpu_count() or 1)
     from fedrates.verify import outputs
 
     with outputs.output_lock(directory, shared=True):  # never while verify writes the directory
         records, verdicts, provenance, errata = load_run(directory)
-        if args.format == "pdf":
-            from fedrates.reports.pdf import render_pdf as render
-        else:
-            from fedrates.reports.html import render_html as render
-
         try:
-            from fedrates.reports.html import FIGURE_CACHE
-
-            # the run directory's figure cache, wherever the report goes: unchanged claims are not drawn again
-            path = render(records, verdicts, provenance, errata, out, title=args.title, cache=directory / FIGURE_CACHE)
-            if out.name in outputs.REBUILDABLE and out.resolve().parent == directory.resolve():
-                outputs.update_manifest(directory, [out.name])
+            paths = _render(records, verdicts, provenance, errata, directory, out, args.format, args.title, jobs)
+            mine = [p.name for p in paths if p.name in outputs.REBUILDABLE
+                    and p.resolve().parent == directory.resolve()]
+            if mine:
+                outputs.update_manifest(directory, mine)
         except OSError as exc:
-            raise InputError(f"cannot write report '{out}': {exc.strerror or exc}") from exc
+            raise InputError(f"cannot write report '{out or directory}': {exc.strerror or exc}") from exc
+    path = paths[0] if len(paths) == 1 else " and ".join(str(p) for p in paths)
     counts: dict[str, int] = {}
     for v in verdicts:
         key = str(v.get("verdict", "unknown"))

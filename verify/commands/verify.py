@@ -2,10 +2,12 @@
 
 Outputs in ``--out`` (default ``fedrates-out``): ``records.parquet``, ``verdicts.json``, ``provenance.json``,
 ``errata.json``, ``report.html``, ``report.pdf`` and ``timings.json`` (wall seconds per phase, and per claim the CPU
-seconds its points took). A run over some claims (``--only``, another profile) keeps the
-other claims already in ``--out``: verdicts are merged by claim id, each showing the profile and date of its run
-(``--replace`` writes only this run's claims).  Exit status 0 when every claim of this run passes or is a documented
-erratum, 1 when any claim fails, is inconclusive, errors or has unmet conditions, 2 on bad input.
+seconds its points took); with ``--no-report`` no figure is drawn and no report written (``fedrates report DIR
+--format both`` renders them later; a report of earlier results in DIR is removed). A run over some claims
+(``--only``, another profile) keeps the other claims already in ``--out``: verdicts are merged by claim id, each
+showing the profile and date of its run (``--replace`` writes only this run's claims).  Exit status 0 when every
+claim of this run passes or is a documented erratum, 1 when any claim fails, is inconclusive, errors or has unmet
+conditions, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-cache", action="store_true", help="recompute every point")
     p.add_argument("--replace", action="store_true",
                    help="drop the earlier verdicts in --out instead of merging this run's claims into them")
+    p.add_argument("--no-report", action="store_true",
+                   help="records, verdicts and errata only: no figures, no report (render it later with "
+                        "'fedrates report DIR --format both'; a report of earlier results in DIR is removed)")
     p.add_argument("--json", action="store_true", help="print the verdicts as one JSON document")
     p.set_defaults(handler=main)
 
@@ -95,7 +100,8 @@ def main(args: argparse.Namespace) -> int:
         with executors.use(None if args.executor == "local" else pool):
             summary = verify_claims(selected, profile=args.profile, out=out, jobs=jobs, base_seed=base_seed,
                                     use_cache=not args.no_cache, progress=not args.json,
-                                    merge=not getattr(args, "replace", False), on_verdicts=show)
+                                    merge=not getattr(args, "replace", False),
+                                    write_report=not getattr(args, "no_report", False), on_verdicts=show)
     except outputs.OutputsNotWritten as exc:  # one line; exit 1 when verification failed as well, else 2
         from fedrates.verify.commands._common import shown as safe
 
@@ -103,7 +109,7 @@ def main(args: argparse.Namespace) -> int:
         return 1 if any(v["verdict"] not in OK_VERDICTS for v in shown) else 2
     verdicts = summary["verdicts"]
     if not args.json:
-        _print_written(out, summary.get("kept", []))
+        _print_written(out, summary.get("kept", []), report=not getattr(args, "no_report", False))
     return 0 if all(v["verdict"] in OK_VERDICTS for v in verdicts) else 1
 
 
@@ -115,7 +121,7 @@ def _print_table(verdicts: list[dict], out: Path, elapsed: float) -> None:
     sys.stdout.flush()
 
 
-def _print_written(out: Path, kept: list[str] = ()) -> None:
+def _print_written(out: Path, kept: list[str] = (), report: bool = True) -> None:
     from rich.console import Console
 
     from fedrates.reports.terminal import MAX_WIDTH
@@ -126,4 +132,8 @@ def _print_written(out: Path, kept: list[str] = ()) -> None:
     if kept:
         console.print(f"{out}/ also keeps {len(kept)} claim(s) verified by earlier runs (profile and date shown per "
                       f"claim in the report; --replace drops them)")
-    console.print(f"records, verdicts and report written to {out}/ (open {out}/report.html)")
+    if report:
+        console.print(f"records, verdicts and report written to {out}/ (open {out}/report.html)")
+    else:
+        console.print(f"records and verdicts written to {out}/ (no report: 'fedrates report {out} --format both' "
+                      "renders it)")
