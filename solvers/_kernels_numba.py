@@ -92,12 +92,17 @@ def floyd(U, n, out):  # pragma: no cover - compiled
 # ---------------------------------------------------------------------------------------------------------------
 @njit(cache=True, fastmath=_FM, nogil=True, inline="always")
 def _grad(X, y, w, r, res, g):  # pragma: no cover - compiled
-    """g = (1/B) Σ_i x_{r_i}(x_{r_i}ᵀw − y_{r_i}) for one pair (rows r (B,), scratch res (B,)).
+    """g = (1/B) Σ_i x_{r_i}(x_{r_i}ᵀw − y_{r_i}) for one pair (rows r (B,), scratch res (B,)): :func:`_residuals`
+    then :func:`_accumulate` over all B rows.  Inlined into each fused round, so that a step costs no call (at
+    dim 64 the call was a fifth of a step)."""
+    _residuals(X, y, w, r, res)
+    _accumulate(X, r, res, g, r.shape[0])
 
-    The residuals are formed eight rows at a time (then four, two, one), and the update likewise: several
-    independent streams from memory at once (the rows are scattered), and few passes over g — the first one writes
-    g instead of adding to zeros.  Inlined into each fused round, so that a step costs no call (at dim 64 the call
-    was a fifth of a step)."""
+
+@njit(cache=True, fastmath=_FM, nogil=True, inline="always")
+def _residuals(X, y, w, r, res):  # pragma: no cover - compiled
+    """res_i = (x_{r_i}ᵀw − y_{r_i})/B for the B rows r: the rows' first pass, eight at a time (then four, two,
+    one), several independent streams from memory at once (the rows are scattered)."""
     B = r.shape[0]
     i = 0
     while i + 7 < B:
@@ -123,15 +128,22 @@ def _grad(X, y, w, r, res, g):  # pragma: no cover - compiled
         res[i] = s0
     for i in range(B):
         res[i] = (res[i] - y[r[i]]) / B
+
+
+@njit(cache=True, fastmath=_FM, nogil=True, inline="always")
+def _accumulate(X, r, c, g, n, add=False):  # pragma: no cover - compiled
+    """g = Σ_{i<n} c_i x_{r_i} (with ``add``: g += that sum): the rows' second pass (from cache), eight rows at a
+    time (then four, two, one), the first block writing g instead of adding to zeros; n = 0 gives g = 0 (with
+    ``add``: g unchanged)."""
     i = 0
-    first = True  # the first pass writes g, the others add to it
-    while i + 7 < B:
-        _axpy8(X, r, i, res, g, first)
+    first = not add  # the first pass writes g, the others add to it
+    while i + 7 < n:
+        _axpy8(X, r, i, c, g, first)
         first = False
         i += 8
-    if i + 3 < B:
+    if i + 3 < n:
         x0, x1, x2, x3 = X[r[i]], X[r[i + 1]], X[r[i + 2]], X[r[i + 3]]
-        c0, c1, c2, c3 = res[i], res[i + 1], res[i + 2], res[i + 3]
+        c0, c1, c2, c3 = c[i], c[i + 1], c[i + 2], c[i + 3]
         if first:
             for j in range(g.shape[0]):
                 g[j] = (c0 * x0[j] + c1 * x1[j]) + (c2 * x2[j] + c3 * x3[j])
@@ -140,9 +152,9 @@ def _grad(X, y, w, r, res, g):  # pragma: no cover - compiled
                 g[j] += (c0 * x0[j] + c1 * x1[j]) + (c2 * x2[j] + c3 * x3[j])
         first = False
         i += 4
-    if i + 1 < B:
+    if i + 1 < n:
         x0, x1 = X[r[i]], X[r[i + 1]]
-        c0, c1 = res[i], res[i + 1]
+        c0, c1 = c[i], c[i + 1]
         if first:
             for j in range(g.shape[0]):
                 g[j] = c0 * x0[j] + c1 * x1[j]
@@ -151,18 +163,31 @@ def _grad(X, y, w, r, res, g):  # pragma: no cover - compiled
                 g[j] += c0 * x0[j] + c1 * x1[j]
         first = False
         i += 2
-    if i < B:
+    if i < n:
         x0 = X[r[i]]
-        c0 = res[i]
+        c0 = c[i]
         if first:
             for j in range(g.shape[0]):
                 g[j] = c0 * x0[j]
         else:
             for j in range(g.shape[0]):
                 g[j] += c0 * x0[j]
-    elif first:  # no rows (B = 0): the gradient of an empty batch is zero
+    elif first:  # no rows: the gradient of an empty batch is zero
         for j in range(g.shape[0]):
             g[j] = 0.0
+
+
+@njit(cache=True, fastmath=_FM, nogil=True, inline="always")
+def _last_pair(X, r, res):  # pragma: no cover - compiled
+    """(x_a, x_b, c_a, c_b): the last two rows of r and their coefficients, left out by
+    ``_accumulate(X, r, res, g, max(B − 2, 0))`` so that g + c_a·x_a + c_b·x_b is the whole gradient (one row:
+    c_b = 0; no row: both 0)."""
+    B = r.shape[0]
+    if B >= 2:
+        return X[r[B - 2]], X[r[B - 1]], res[B - 2], res[B - 1]
+    if B == 1:
+        return X[r[0]], X[r[0]], res[0], 0.0
+    return X[0], X[0], 0.0, 0.0
 
 
 @njit(cache=True, fastmath=_FM, nogil=True, inline="always")
@@ -308,12 +333,12 @@ def local_fast_da(X, y, G0, WT0, W0, centre, rows, rep, weights, alphas, inv_c, 
         G ← G + α_e g(W);  gbar[r, e] += π_p G,  wtbar[r, e] += π_p W̃;
         (e < E − 1)  W ← prox_{κ_e}((γw₀ − (G − (μ/2)W̃))·(1/c_e)),  W̃ ← W̃ + α_{e+1} W.
 
-    One pass over the vectors per step (two with an active ball): the updates, averages and the thresholded
-    point are formed together."""
+    α_e g(W) goes into G in two parts: the rows but the last two in their own pass (:func:`_accumulate`), the last
+    two in the update loop, so that their pass (from cache) and the update are one pass over the vectors (two with
+    an active ball); the averages and the thresholded point are formed in it too."""
     E, P, B = rows.shape
     d = X.shape[1]
     res = np.empty(B)
-    g = np.empty(d)
     G = np.empty(d)
     WT = np.empty(d)
     W = np.empty(d)
@@ -327,13 +352,18 @@ def local_fast_da(X, y, G0, WT0, W0, centre, rows, rep, weights, alphas, inv_c, 
             WT[j] = WT0[r, j]
             W[j] = W0[r, j]
         for e in range(E):
-            _grad(X, y, W, rows[e, p], res, g)
+            rr = rows[e, p]
+            _residuals(X, y, W, rr, res)
             a = alphas[e]
+            for i in range(B):
+                res[i] *= a
+            _accumulate(X, rr, res, G, max(B - 2, 0), True)  # G += α_e·(the other rows' part of g)
+            xa, xb, ca, cb = _last_pair(X, rr, res)
             gb = gbar[r, e]
             wb = wtbar[r, e]
             if e == E - 1:
                 for j in range(d):
-                    Gj = G[j] + a * g[j]
+                    Gj = G[j] + (ca * xa[j] + cb * xb[j])
                     G[j] = Gj
                     gb[j] += pi * Gj
                     wb[j] += pi * WT[j]
@@ -343,7 +373,7 @@ def local_fast_da(X, y, G0, WT0, W0, centre, rows, rep, weights, alphas, inv_c, 
             a1 = alphas[e + 1]
             ss = 0.0
             for j in range(d):
-                Gj = G[j] + a * g[j]
+                Gj = G[j] + (ca * xa[j] + cb * xb[j])
                 G[j] = Gj
                 wtj = WT[j]
                 gb[j] += pi * Gj

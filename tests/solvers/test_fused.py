@@ -97,6 +97,24 @@ def test_fused_rounds_agree_with_step_by_step(monkeypatch, name, hyper, lam, rad
     assert (spy.replays > 0) == binding
 
 
+@pytest.mark.parametrize("batch", [1, 2, 3, 5, 9, 10, 17])
+@pytest.mark.parametrize("radius", [None, 0.8])
+def test_fast_fedda_kernel_agrees_for_every_batch_split(monkeypatch, batch, radius):
+    """The Fast-FedDA kernel adds the last two rows of a batch in its update loop and the others in their own pass
+    (one row: the update loop alone): every split of the batch agrees with the step-by-step round."""
+    p = _problem(0.02, radius)
+    spy = _Spy(monkeypatch)
+    runs = {}
+    for backend in ("numpy", "numba"):
+        monkeypatch.setattr(kernels, "BACKEND", backend)
+        runs[backend] = algorithms.run_batch("fast_fedda", p, 6, seeds=[0, 3], local_steps=3, batch=batch,
+                                             participating=4, record_every=1, mu=0.1)
+    assert spy.fused == 6
+    _assert_close(runs["numba"].w, runs["numpy"].w)
+    for col in METRIC_COLUMNS:
+        _assert_close(runs["numba"].records[col].to_numpy(), runs["numpy"].records[col].to_numpy())
+
+
 def test_ball_and_r_ball_are_active_in_the_agreement_cases(monkeypatch):
     """The cases above exercise the projections: with ρ = 0.8 some outputs sit on the ball, and with ε₀ = 0.3 the
     C-FedDA outputs sit on the R-ball around w₀ = 0 (so the closed form of CProx is not the answer there)."""
