@@ -15,11 +15,14 @@ workers and their subprocesses: nothing is written next to the sources, as the v
 
 from __future__ import annotations
 
+import datetime
 import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+
+import pytest
 
 _CREATED: list[Path] = []
 
@@ -53,3 +56,25 @@ def pytest_configure(config) -> None:
 def pytest_unconfigure(config) -> None:
     for path in _CREATED:
         shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> datetime.datetime:
+    """Fix the clock the verdicts (``run_at``) and the HTML report (its "Generated" line) read, at 2000-01-01 UTC.
+
+    Tests that compare two reports byte for byte use it: otherwise two renderings a second apart but in different
+    minutes differ in that line.  Forked report helpers inherit the patched modules.
+    """
+    from fedrates.reports import html
+    from fedrates.verify import pipeline
+
+    fixed = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
+
+    class _Fixed(datetime.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return fixed if tz is not None else fixed.replace(tzinfo=None)
+
+    monkeypatch.setattr(pipeline, "datetime", _Fixed)
+    monkeypatch.setattr(html, "datetime", _Fixed)
+    return fixed

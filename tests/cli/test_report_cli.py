@@ -119,7 +119,7 @@ def test_csv_records_out_file_and_json_summary(tmp_path: Path, capsys: pytest.Ca
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_both_formats_draw_each_figure_once(tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch,
-                                            jobs: str) -> None:
+                                            jobs: str, frozen_clock) -> None:
     """``--format both`` writes the two reports from one drawing of each claim's pages (with two jobs, drawn in the
     workers into the run's figure cache); a later ``--format pdf`` or ``html`` draws nothing again."""
     from pypdf import PdfReader

@@ -154,7 +154,7 @@ def test_report_plot_and_merge_refuse_a_changed_data_file(env, monkeypatch, caps
     assert outputs.damaged(out, list(outputs.OUTPUT_FILES)) == []
 
 
-def test_a_truncated_report_is_rebuilt_by_the_next_verify(env, monkeypatch, capsys):
+def test_a_truncated_report_is_rebuilt_by_the_next_verify(env, monkeypatch, capsys, frozen_clock):
     use_toys(monkeypatch, toy("t/a"))
     out = env / "out"
     assert verify(out) == 0

@@ -328,17 +328,10 @@ class _Failed:
 
 
 @pytest.mark.slow  # two runs with their reports: the long step
-def test_the_html_report_written_beside_the_pdf_is_the_one_written_after_it(tmp_path: Path, monkeypatch) -> None:
-    import datetime as dt
-
+def test_the_html_report_written_beside_the_pdf_is_the_one_written_after_it(tmp_path: Path, monkeypatch,
+                                                                           frozen_clock) -> None:
     from fedrates.verify import pipeline
 
-    class _Fixed(dt.datetime):
-        @classmethod
-        def now(cls, tz=None):
-            return dt.datetime(2000, 1, 1, tzinfo=tz)
-
-    monkeypatch.setattr(pipeline, "datetime", _Fixed)
     claims = [_toy("t/a"), _toy("t/b", scale=2.0)]
     started = []
     real = pipeline._beside
@@ -347,6 +340,7 @@ def test_the_html_report_written_beside_the_pdf_is_the_one_written_after_it(tmp_
     verify_claims(claims, profile="quick", out=tmp_path / "x", jobs=2, progress=False, write_pdf=True)
     assert started == ["fedrates-html", "fedrates-front"]
     beside = (tmp_path / "x" / "report.html").read_text()
+    assert "Generated 2000-01-01 00:00 UTC" in beside  # the forked helper read the fixed clock
     # both forked helpers fail: this process writes the HTML after the PDF and draws the front pages itself
     monkeypatch.setattr(pipeline, "_beside", lambda *a: _Failed())
     verify_claims(claims, profile="quick", out=tmp_path / "y", jobs=2, progress=False, write_pdf=True)
