@@ -35,12 +35,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fedrates.solvers import kernels
+from fedrates.solvers import kernels, seed_streams
 from fedrates.solvers.problems.base import Problem
 from fedrates.solvers.problems.datafits import DenseQuadratic, GaussianPopulation, SampleLeastSquares
 from fedrates.solvers.problems.structured_quadratic import StructuredQuadratic
 
-__all__ = ["Streams", "make_streams", "minibatch_gradients", "exact_gradients", "GradientOracle"]
+__all__ = ["Streams", "make_streams", "make_streams_many", "minibatch_gradients", "exact_gradients", "GradientOracle"]
 
 #: largest number of float64 values drawn ahead in one round (64 MB)
 _PREFETCH_BUDGET = 1 << 23
@@ -64,11 +64,19 @@ class ClientStreams(Sequence):
     """The clients' generators of one seed, built on first access: item k is
     ``default_rng(SeedSequence(seed).spawn(K + 1)[1 + k])`` (the same child,
     ``SeedSequence(seed, spawn_key=(1 + k,))``), so a run whose gradients draw nothing (exact gradients, σ = 0)
-    never builds the K generators of 10⁵ clients."""
+    never builds the K generators of 10⁵ clients.  Streams made together (:func:`make_streams_many`) share a
+    :class:`_StreamPool`: the first access to any of them builds the client generators of all their seeds in one
+    vectorised hash (:func:`fedrates.solvers.seed_streams.generators`, the same streams)."""
 
-    def __init__(self, seed: int, clients: int) -> None:
+    def __init__(self, seed: int, clients: int, pool: _StreamPool | None = None) -> None:
         self._seed, self._count = int(seed), int(clients)
         self._built: dict[int, np.random.Generator] = {}
+        self._pool = pool
+
+    @property
+    def seed(self) -> int:
+        """The run seed these streams derive from."""
+        return self._seed
 
     def __len__(self) -> int:
         return self._count
@@ -76,6 +84,8 @@ class ClientStreams(Sequence):
     def _one(self, k: int) -> np.random.Generator:
         g = self._built.get(k)
         if g is None:
+            if self._pool is not None and self._pool.fill():
+                return self._built[k]
             g = self._built[k] = np.random.default_rng(np.random.SeedSequence(self._seed, spawn_key=(1 + k,)))
         return g
 
@@ -93,11 +103,45 @@ class ClientStreams(Sequence):
         return (self._one(k) for k in range(self._count))
 
 
+#: at most this many client generators are built together by a :class:`_StreamPool` (≈ 3 µs and 1 kB each); beyond,
+#: they are built one by one as they are used (10⁵ clients of which a run samples a few)
+_POOL_LIMIT = 1 << 15
+
+
+class _StreamPool:
+    """The client streams of the seeds of one run, built all at once on the first access to any of them."""
+
+    def __init__(self) -> None:
+        self.members: list[ClientStreams] = []
+        self._tried = False
+
+    def fill(self) -> bool:
+        """Build every member's generators (once; those already built are kept); False when there are too many."""
+        if self._tried:
+            return False
+        self._tried = True
+        wanted = [(m, k) for m in self.members if len(m) for k in range(len(m)) if k not in m._built]
+        if not wanted or len(wanted) > _POOL_LIMIT:
+            return False
+        for (m, k), g in zip(wanted, seed_streams.generators([(m.seed, (1 + k,)) for m, k in wanted]), strict=True):
+            m._built[k] = g
+        return True
+
+
 def make_streams(seed: int, clients: int) -> Streams:
     """Streams derived from ``seed``: ``SeedSequence(seed).spawn(clients + 1)`` (server first; the clients'
     generators built on first use, :class:`ClientStreams`)."""
     server = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(0,)))
     return Streams(server=server, clients=ClientStreams(seed, clients))
+
+
+def make_streams_many(seeds: Sequence[int], clients: int) -> list[Streams]:
+    """``[make_streams(s, clients) for s in seeds]``, the same streams, hashed together: the servers' now, the
+    clients' on the first access to any of them (:class:`_StreamPool`)."""
+    servers = seed_streams.generators([(int(s), (0,)) for s in seeds])
+    pool = _StreamPool()
+    pool.members = [ClientStreams(s, clients, pool) for s in seeds]
+    return [Streams(server=g, clients=c) for g, c in zip(servers, pool.members, strict=True)]
 
 
 def _distinct(client_rngs: Sequence[Sequence[np.random.Generator]]) -> bool:

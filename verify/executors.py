@@ -11,11 +11,12 @@ cache and the records (workers never touch the output directory, so a remote clu
   ``--jobs`` single-threaded worker processes when no address is given.  ``distributed`` is the optional extra
   ``fedrates[dask]``.
 
-Threads: every task runs with its BLAS/OpenMP pools capped (threadpoolctl) so that workers × threads ≤ cores —
-⌊cores / jobs⌋ threads for the local pool, ⌊cores / worker threads⌋ on a Dask worker.  Several multithreaded BLAS
-calls on fewer cores than threads wait for each other (oversubscription); capping changes no result (each sweep
-point's arithmetic is the same single-threaded or not up to BLAS summation order, which the claims' tolerances
-already cover).
+Threads: every sweep task runs with one BLAS/OpenMP thread (threadpoolctl, :func:`single_threaded`), in a serial
+sweep too.  A multithreaded BLAS splits some reductions (matrix-vector products, dot products) between its threads
+and sums the parts in another order, so a point computed with two threads differs from the same point computed with
+one in the last bits; with one thread everywhere the records are bit-identical whatever ``--jobs``, the executor or
+the number of threads of a Dask worker.  The sweep's parallelism is across points, so no core idles for it; one
+thread per task also avoids oversubscription (several multithreaded BLAS calls on fewer cores than threads).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any
 
 from fedrates.solvers.errors import InputError
 
-__all__ = ["EXECUTORS", "local", "dask", "make", "use", "active", "blas_threads"]
+__all__ = ["EXECUTORS", "local", "dask", "make", "use", "active", "single_threaded"]
 
 EXECUTORS = ("local", "dask")
 
@@ -36,46 +37,29 @@ EXECUTORS = ("local", "dask")
 _ACTIVE: Callable[[int], contextlib.AbstractContextManager[Executor]] | None = None
 
 
-def blas_threads(workers: int, cores: int | None = None) -> int:
-    """Threads per worker so that workers × threads ≤ cores (at least one)."""
-    cores = cores if cores is not None else (os.cpu_count() or 1)
-    return max(1, cores // max(1, workers))
+def single_threaded() -> contextlib.AbstractContextManager:
+    """Cap this process's BLAS/OpenMP thread pools at one thread while the context is open (threadpoolctl)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1)
 
 
-def _limit(threads: int | None) -> Any:
-    """Cap BLAS/OpenMP thread pools of this process (no-op without threadpoolctl)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
-        return None
-    return threadpool_limits(limits=threads)
-
-
-def _run_limited(fn: Callable[..., Any], args: tuple, threads: int | None) -> Any:
-    """Run ``fn(*args)`` with BLAS threads capped; ``threads=None`` on a Dask worker: cores / worker threads."""
-    if threads is None:
-        try:
-            from distributed import get_worker
-
-            worker = get_worker()
-            threads = blas_threads(int(getattr(worker, "nthreads", None) or worker.state.nthreads))
-        except Exception:  # not on a worker (or an older distributed): one thread is always safe
-            threads = 1
-    with _limit(threads) or contextlib.nullcontext():
+def _run_limited(fn: Callable[..., Any], args: tuple) -> Any:
+    """Run ``fn(*args)`` with one BLAS thread (:func:`single_threaded`)."""
+    with single_threaded():
         return fn(*args)
 
 
 class _Capped(Executor):
     """Wraps an executor so that every task runs under :func:`_run_limited`."""
 
-    def __init__(self, inner: Any, threads: int | None) -> None:
+    def __init__(self, inner: Any) -> None:
         self._inner = inner
-        self._threads = threads
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
         if kwargs:
             raise TypeError("keyword arguments are not forwarded to sweep tasks")
-        return self._inner.submit(_run_limited, fn, args, self._threads)
+        return self._inner.submit(_run_limited, fn, args)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         try:
@@ -86,9 +70,9 @@ class _Capped(Executor):
 
 @contextlib.contextmanager
 def local(jobs: int) -> Iterator[Executor]:
-    """A process pool of ``jobs`` workers, ⌊cores / jobs⌋ BLAS threads each."""
+    """A process pool of ``jobs`` workers, one BLAS thread per task."""
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        yield _Capped(pool, blas_threads(jobs))
+        yield _Capped(pool)
 
 
 def _require_distributed() -> Any:
@@ -189,7 +173,7 @@ class _Watched(_Capped):
     :attr:`failure` says why."""
 
     def __init__(self, inner: Any, client: Any, wait: float, where: str) -> None:
-        super().__init__(inner, None)
+        super().__init__(inner)
         import threading
 
         self._client = client

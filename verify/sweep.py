@@ -400,7 +400,8 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
                 finish(task, None, result.errors[task.claim.id])
                 continue
             try:
-                frame, seconds = _simulate(task)
+                with executors.single_threaded():  # as in the pools: records that do not depend on --jobs
+                    frame, seconds = _simulate(task)
                 finish(task, frame, None, seconds)
             except KeyboardInterrupt:
                 raise

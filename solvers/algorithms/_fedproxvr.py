@@ -206,13 +206,13 @@ def run_states(alg: FedProxVRBase, problem: Any, rounds: int, seeds: list[int], 
     (its values become inf/nan; the caller measures divergence)."""
     from fedrates.solvers.algorithms.base import RoundContext
     from fedrates.solvers.errors import InputError
-    from fedrates.solvers.oracles import make_streams
+    from fedrates.solvers.oracles import make_streams_many
 
     reason = alg.supports(problem)
     if reason:
         raise InputError(reason)
     K, R = problem.clients, len(seeds)
-    oracle = _Streams([make_streams(s, K).clients for s in seeds], exact=(gradients == "exact"))
+    oracle = _Streams([st.clients for st in make_streams_many(seeds, K)], exact=(gradients == "exact"))
     clients = np.broadcast_to(np.arange(K), (R, K))
     weights = np.broadcast_to(problem.weights, (R, K))
     state = alg.init(problem, np.broadcast_to(np.asarray(w0, dtype=float), (R,) + problem.shape).copy())

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from fedrates.solvers import seed_streams
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.problems.separation import Split, split
 
@@ -65,7 +66,7 @@ class Coins:
 
 def coins_for_seeds(seeds: Sequence[int], clients: int) -> Coins:
     """The streams ``make_streams(seed, clients).clients[0]``, building only that generator per seed."""
-    return Coins([np.random.default_rng(np.random.SeedSequence(int(s)).spawn(clients + 1)[1]) for s in seeds])
+    return Coins(seed_streams.generators([(int(s), (1,)) for s in seeds]))  # SeedSequence(s).spawn(K + 1)[1]
 
 
 def coins_from_context(state: dict, ctx: Any) -> Coins:

@@ -100,7 +100,7 @@ def noise_streams(ctx: RoundContext, replicas: int, clients: int, noise_seed: in
     # default_rng(SeedSequence(seed, spawn_key=(i + 1, NOISE_KEY, noise_seed))) per replica and client, hashed at once
     flat = seed_streams.generators([(seed, (i + 1, NOISE_KEY, noise_seed)) for seed in seeds for i in range(clients)])
     noise = [flat[r * clients:(r + 1) * clients] for r in range(replicas)]
-    server = [np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(SERVER_KEY, noise_seed))) for seed in seeds]
+    server = seed_streams.generators([(seed, (SERVER_KEY, noise_seed)) for seed in seeds])
     return noise, server
 
 

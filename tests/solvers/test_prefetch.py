@@ -15,7 +15,7 @@ import pytest
 from fedrates.solvers import algorithms, kernels, oracles, problems
 from fedrates.solvers.algorithms import base
 from fedrates.solvers.algorithms.fedavg import FedAvg
-from fedrates.solvers.oracles import GradientOracle, make_streams
+from fedrates.solvers.oracles import GradientOracle, make_streams, make_streams_many
 
 SMOOTH = problems.make("lasso", clients=6, samples=20, dim=12, sparsity=3, lam=0.0)
 LASSO = problems.make("lasso", clients=6, samples=20, dim=12, sparsity=3, lam=0.02, radius=5.0)
@@ -177,13 +177,13 @@ def test_floyd_rows_equal_floyd_with_offsets(n, B, backend):
 
 
 def test_replaced_stream_factory_is_honoured(monkeypatch):
-    """A broken variant replaces ``make_streams`` in the runner's module: batch runs must call it."""
+    """A broken variant replaces ``make_streams_many`` in the runner's module: batch runs must call it."""
     calls = []
 
-    def spy(seed, clients):
-        calls.append(seed)
-        return make_streams(seed, clients)
+    def spy(seeds, clients):
+        calls.append(list(seeds))
+        return make_streams_many(seeds, clients)
 
-    monkeypatch.setattr(base, "make_streams", spy)
+    monkeypatch.setattr(base, "make_streams_many", spy)
     algorithms.run_batch("fedavg", SMOOTH, 2, seeds=[4, 6], step=0.05, batch=4)
-    assert calls == [4, 6]
+    assert calls == [[4, 6]]

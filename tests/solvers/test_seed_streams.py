@@ -38,3 +38,33 @@ def test_generators_draw_what_default_rng_draws() -> None:
 def test_a_negative_seed_is_refused_in_one_line() -> None:
     with pytest.raises(ValueError, match="non-negative"):
         seed_streams.pcg64_states([(1, (-1,))])
+
+
+def test_generators_keep_the_entropy_and_key_they_stand_for() -> None:
+    for count in (1, seed_streams._FEW, 40):  # numpy's own path below _FEW streams, the vectorised hash above
+        seeds = [(2**40 + i, (i + 1, 7)) for i in range(count)]
+        for (entropy, key), g in zip(seeds, seed_streams.generators(seeds), strict=True):
+            assert g.bit_generator.seed_seq.entropy == entropy and tuple(g.bit_generator.seed_seq.spawn_key) == key
+
+
+@pytest.mark.parametrize("limit", [0, 1 << 15])
+def test_streams_made_together_are_the_streams_made_one_by_one(monkeypatch, limit) -> None:
+    """make_streams_many hashes the clients of all seeds at once (or, past the pool limit, one by one as used): the
+    same numbers as make_streams, whichever stream is used first, and a stream already drawn from is kept."""
+    from fedrates.solvers import oracles
+
+    monkeypatch.setattr(oracles, "_POOL_LIMIT", limit)
+    seeds, K = [3, 2**33 + 1, 17, 99, 5, 6, 7, 8, 9, 10, 11, 12, 13], 5
+    many = oracles.make_streams_many(seeds, K)
+    first = many[4].clients[3].random(3)  # the first access, to a client of a later seed
+    for s, st in zip(seeds, many, strict=True):
+        one = oracles.make_streams(s, K)
+        assert np.array_equal(st.server.random(4), one.server.random(4))
+        for k in range(K):
+            ref = one.clients[k].random(6)
+            got = st.clients[k].random(6)
+            if (s, k) == (5, 3):
+                assert np.array_equal(first, ref[:3]) and np.array_equal(got[:3], ref[3:])
+            else:
+                assert np.array_equal(got, ref)
+    assert len({id(g) for st in many for g in st.clients}) == len(seeds) * K

@@ -291,32 +291,33 @@ def evaluate_conditions(theorem: Any, values: Mapping[str, float]) -> list[dict]
 def records_from_trace(df: pd.DataFrame, *, claim: Claim, point_index: int, point: Mapping[str, Any],
                        metrics: Sequence[str], bound: Callable[[pd.DataFrame], np.ndarray] | None = None,
                        problem_dim: int = 0) -> pd.DataFrame:
-    """Reshape a Trace DataFrame (one row per seed × round) into tidy records (one row per metric)."""
-    frames = []
-    for metric in metrics:
-        part = pd.DataFrame({
-            "claim": claim.id,
-            "theorem": claim.theorem,
-            "algorithm": claim.algorithm,
-            "problem": claim.problem,
-            "preset": str(point.get("preset") or ""),
-            "point": int(point_index),
-            "seed": df["seed"].astype("int64").to_numpy(),
-            "round": df["round"].astype("int64").to_numpy(),
-            "iterations": df["iterations"].astype("int64").to_numpy(),
-            "clients": int(point.get("clients", 0)),
-            "local_steps": int(point.get("local_steps", 1)),
-            "batch": int(point.get("batch", 0)),
-            "participating": int(point.get("participating") or point.get("clients", 0)),
-            "dim": int(problem_dim),
-            "metric": metric,
-            "value": df[metric].astype(float).to_numpy(),
-            "bound": bound(df) if bound is not None else np.nan,
-            "params": json.dumps(dict(point), sort_keys=True, default=str),
-            "diverged": df["diverged"].astype(bool).to_numpy() if "diverged" in df else False,
-        })
-        frames.append(part)
-    return pd.concat(frames, ignore_index=True)
+    """Reshape a Trace DataFrame (one row per seed × round) into tidy records (one row per metric): the rows of
+    ``metrics[0]`` for every (seed, round) of ``df``, then those of ``metrics[1]``, and so on."""
+    metrics = list(metrics)
+    n, m = len(df), len(metrics)
+    tile = (lambda a: np.tile(a, m)) if m != 1 else (lambda a: a)
+    bound_values = bound(df) if bound is not None else np.nan
+    return pd.DataFrame({
+        "claim": claim.id,
+        "theorem": claim.theorem,
+        "algorithm": claim.algorithm,
+        "problem": claim.problem,
+        "preset": str(point.get("preset") or ""),
+        "point": int(point_index),
+        "seed": tile(df["seed"].astype("int64").to_numpy()),
+        "round": tile(df["round"].astype("int64").to_numpy()),
+        "iterations": tile(df["iterations"].astype("int64").to_numpy()),
+        "clients": int(point.get("clients", 0)),
+        "local_steps": int(point.get("local_steps", 1)),
+        "batch": int(point.get("batch", 0)),
+        "participating": int(point.get("participating") or point.get("clients", 0)),
+        "dim": int(problem_dim),
+        "metric": np.repeat(np.array(metrics, dtype=object), n),
+        "value": np.concatenate([df[metric].astype(float).to_numpy() for metric in metrics]) if m else np.empty(0),
+        "bound": tile(np.broadcast_to(bound_values, n)) if np.ndim(bound_values) else bound_values,
+        "params": json.dumps(dict(point), sort_keys=True, default=str),
+        "diverged": tile(df["diverged"].astype(bool).to_numpy()) if "diverged" in df else False,
+    }, index=pd.RangeIndex(n * m))
 
 
 def matrix(records: pd.DataFrame, metric: str, x: str, seeds: Sequence[int] | None = None) -> tuple[np.ndarray,

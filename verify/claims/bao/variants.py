@@ -372,18 +372,20 @@ def shared_client_streams() -> contextlib.AbstractContextManager:
     from fedrates.solvers.oracles import Streams
 
     def factory(real):
-        def wrong(seed, clients):
-            st = real(seed, clients)
-            state = st.clients[0].bit_generator.state
-            gens = []
-            for _ in range(clients):
-                g = np.random.default_rng()
-                g.bit_generator.state = state
-                gens.append(g)
-            return Streams(server=st.server, clients=gens)
+        def wrong(seeds, clients):
+            out = []
+            for st in real(seeds, clients):
+                state = st.clients[0].bit_generator.state
+                gens = []
+                for _ in range(clients):
+                    g = np.random.default_rng()
+                    g.bit_generator.state = state
+                    gens.append(g)
+                out.append(Streams(server=st.server, clients=gens))
+            return out
         return wrong
 
-    return _patched(base, "make_streams", factory)
+    return _patched(base, "make_streams_many", factory)
 
 
 def sampling_ignores_replace() -> contextlib.AbstractContextManager:

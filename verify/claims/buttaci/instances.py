@@ -83,13 +83,13 @@ def instrumented_run(alg: Any, problem: Any, rounds: int, seeds: list[int], w0: 
     import dataclasses
 
     from fedrates.solvers.algorithms.base import RoundContext
-    from fedrates.solvers.oracles import GradientOracle, make_streams
+    from fedrates.solvers.oracles import GradientOracle, make_streams_many
 
     reason = alg.supports(problem)
     if reason:
         raise InputError(reason)
     K, R, E = problem.clients, len(seeds), alg.local_steps
-    streams = [make_streams(s, K) for s in seeds]
+    streams = make_streams_many(seeds, K)
     oracle = GradientOracle(problem, [st.clients for st in streams], alg.batch, exact=exact)
     recorder = _Recorder(oracle)
     clients = np.broadcast_to(np.arange(K), (R, K))

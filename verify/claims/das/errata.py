@@ -161,16 +161,18 @@ class ClipCondition(Claim):
         params = {k: point[k] for k in FIG_PAPER}
         c = light_constants(params)
         threshold = 4 * self.E * math.sqrt(c["L"] * c["Delta_max"])
-        at_thr = self._case1_at_optimum(params, threshold) if point["index"] == 0 else (np.nan, np.nan)
-        vals = {"threshold": np.array([[threshold]]), "clipped_at_threshold": np.array([[at_thr[1]]])}
-        for C in PAPER_C:  # (44) Case 1 at w* at each of the paper's C (draw 0)
-            viol = self._case1_at_optimum(params, C) if point["index"] == 0 else (np.nan, np.nan)
+        levels = (threshold, *PAPER_C)
+        at = (self._case1_at_optimum(params, levels, c["L"]) if point["index"] == 0
+              else [(np.nan, np.nan)] * len(levels))
+        vals = {"threshold": np.array([[threshold]]), "clipped_at_threshold": np.array([[at[0][1]]])}
+        for C, viol in zip(PAPER_C, at[1:], strict=True):  # (44) Case 1 at w* at each of the paper's C (draw 0)
             vals[f"case1_violations_C{C:g}"] = np.array([[viol[0]]])
             vals[f"clipped_C{C:g}"] = np.array([[viol[1]]])
         return _records(self, point["index"], point, list(seeds), vals)
 
-    def _case1_at_optimum(self, params: dict, C: float) -> tuple[float, float]:
-        """(clients violating (44) Case 1 at w*, clients clipped at w*) with E exact local GD steps of size η."""
+    def _case1_at_optimum(self, params: dict, levels: tuple[float, ...], L: float) -> list[tuple[float, float]]:
+        """(clients violating (44) Case 1 at w*, clients clipped at w*) at each clip level C, with E exact local GD
+        steps of size η from w*; L = max_i λ_max(Q_i) of the instance (:func:`light_constants`)."""
         from fedrates.solvers import problems
 
         p = dict(params)
@@ -179,17 +181,19 @@ class ClipCondition(Claim):
         cen = np.asarray(pr.extras["centres"], dtype=float)
         Qbar = Q.mean(axis=0)
         w_star = np.linalg.solve(Qbar, np.einsum("nij,nj->i", Q, cen) / Q.shape[0])
-        L = float(np.linalg.eigvalsh(Q)[:, -1].max())
         W = np.broadcast_to(w_star, cen.shape).copy()
         for _ in range(self.E):
             W -= self.eta * np.einsum("nij,nj->ni", Q, W - cen)
         U = (w_star - W) / self.eta
         nrm = np.linalg.norm(U, axis=1)
-        clipped = nrm > C
-        g = U * np.minimum(1.0, C / nrm)[:, None]
-        A = self.eta**2 * np.sum(g**2, axis=1)  # -2 eta <g, w* - w*> + eta^2 ||g||^2
-        rhs = -3 * self.eta * C * nrm / (8 * L * self.E)
-        return float(np.sum(clipped & (A > rhs))), float(np.sum(clipped))
+        out = []
+        for C in levels:
+            clipped = nrm > C
+            g = U * np.minimum(1.0, C / nrm)[:, None]
+            A = self.eta**2 * np.sum(g**2, axis=1)  # -2 eta <g, w* - w*> + eta^2 ||g||^2
+            rhs = -3 * self.eta * C * nrm / (8 * L * self.E)
+            out.append((float(np.sum(clipped & (A > rhs))), float(np.sum(clipped))))
+        return out
 
     def judge(self, records: pd.DataFrame, profile: str) -> dict:
         seeds = _seeds_of(records)
