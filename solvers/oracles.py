@@ -65,8 +65,8 @@ class ClientStreams(Sequence):
     ``default_rng(SeedSequence(seed).spawn(K + 1)[1 + k])`` (the same child,
     ``SeedSequence(seed, spawn_key=(1 + k,))``), so a run whose gradients draw nothing (exact gradients, σ = 0)
     never builds the K generators of 10⁵ clients.  Streams made together (:func:`make_streams_many`) share a
-    :class:`_StreamPool`: the first access to any of them builds the client generators of all their seeds in one
-    vectorised hash (:func:`fedrates.solvers.seed_streams.generators`, the same streams)."""
+    :class:`_StreamPool`: the first access to client k of any of them builds client k's generator of every seed in
+    one vectorised hash (:func:`fedrates.solvers.seed_streams.generators`, the same streams)."""
 
     def __init__(self, seed: int, clients: int, pool: _StreamPool | None = None) -> None:
         self._seed, self._count = int(seed), int(clients)
@@ -84,7 +84,7 @@ class ClientStreams(Sequence):
     def _one(self, k: int) -> np.random.Generator:
         g = self._built.get(k)
         if g is None:
-            if self._pool is not None and self._pool.fill():
+            if self._pool is not None and self._pool.fill(k):
                 return self._built[k]
             g = self._built[k] = np.random.default_rng(np.random.SeedSequence(self._seed, spawn_key=(1 + k,)))
         return g
@@ -103,27 +103,22 @@ class ClientStreams(Sequence):
         return (self._one(k) for k in range(self._count))
 
 
-#: at most this many client generators are built together by a :class:`_StreamPool` (≈ 3 µs and 1 kB each); beyond,
-#: they are built one by one as they are used (10⁵ clients of which a run samples a few)
-_POOL_LIMIT = 1 << 15
-
-
 class _StreamPool:
-    """The client streams of the seeds of one run, built all at once on the first access to any of them."""
+    """The client streams of the seeds of one run: client k's generators of every seed are built together, on the
+    first access to client k of any seed (runs use a client in every replica, or in none: exact gradients, or only
+    client 0's stream for a replica's own coins)."""
 
     def __init__(self) -> None:
         self.members: list[ClientStreams] = []
-        self._tried = False
+        self._filled: set[int] = set()
 
-    def fill(self) -> bool:
-        """Build every member's generators (once; those already built are kept); False when there are too many."""
-        if self._tried:
+    def fill(self, k: int) -> bool:
+        """Build client k's generator of every member that has not built it (once per k); False when done before."""
+        if k in self._filled:
             return False
-        self._tried = True
-        wanted = [(m, k) for m in self.members if len(m) for k in range(len(m)) if k not in m._built]
-        if not wanted or len(wanted) > _POOL_LIMIT:
-            return False
-        for (m, k), g in zip(wanted, seed_streams.generators([(m.seed, (1 + k,)) for m, k in wanted]), strict=True):
+        self._filled.add(k)
+        wanted = [m for m in self.members if k not in m._built]
+        for m, g in zip(wanted, seed_streams.generators([(m.seed, (1 + k,)) for m in wanted]), strict=True):
             m._built[k] = g
         return True
 
@@ -136,8 +131,8 @@ def make_streams(seed: int, clients: int) -> Streams:
 
 
 def make_streams_many(seeds: Sequence[int], clients: int) -> list[Streams]:
-    """``[make_streams(s, clients) for s in seeds]``, the same streams, hashed together: the servers' now, the
-    clients' on the first access to any of them (:class:`_StreamPool`)."""
+    """``[make_streams(s, clients) for s in seeds]``, the same streams, hashed together: the servers' now, client
+    k's of every seed on the first access to client k of any of them (:class:`_StreamPool`)."""
     servers = seed_streams.generators([(int(s), (0,)) for s in seeds])
     pool = _StreamPool()
     pool.members = [ClientStreams(s, clients, pool) for s in seeds]

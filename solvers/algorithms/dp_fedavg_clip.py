@@ -91,7 +91,8 @@ NOISE_BLOCK = 32
 def _run_entropy(ctx: RoundContext, replica: int) -> int:
     """The run seed of a replica, read back from its client streams (SeedSequence(seed).spawn(K + 1))."""
     rngs = ctx.client_rngs[replica]  # the per-replica client streams (see solvers.oracles)
-    return int(rngs[0].bit_generator.seed_seq.entropy)
+    seed = getattr(rngs, "seed", None)  # ClientStreams knows it without building a generator
+    return int(seed) if seed is not None else int(rngs[0].bit_generator.seed_seq.entropy)
 
 
 def noise_streams(ctx: RoundContext, replicas: int, clients: int, noise_seed: int) -> tuple[list, list]:

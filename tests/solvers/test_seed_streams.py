@@ -47,16 +47,15 @@ def test_generators_keep_the_entropy_and_key_they_stand_for() -> None:
             assert g.bit_generator.seed_seq.entropy == entropy and tuple(g.bit_generator.seed_seq.spawn_key) == key
 
 
-@pytest.mark.parametrize("limit", [0, 1 << 15])
-def test_streams_made_together_are_the_streams_made_one_by_one(monkeypatch, limit) -> None:
-    """make_streams_many hashes the clients of all seeds at once (or, past the pool limit, one by one as used): the
-    same numbers as make_streams, whichever stream is used first, and a stream already drawn from is kept."""
+def test_streams_made_together_are_the_streams_made_one_by_one() -> None:
+    """make_streams_many hashes client k's streams of all seeds at once, on the first use of client k: the same
+    numbers as make_streams, whichever stream is used first, and a stream already drawn from is kept."""
     from fedrates.solvers import oracles
 
-    monkeypatch.setattr(oracles, "_POOL_LIMIT", limit)
     seeds, K = [3, 2**33 + 1, 17, 99, 5, 6, 7, 8, 9, 10, 11, 12, 13], 5
     many = oracles.make_streams_many(seeds, K)
     first = many[4].clients[3].random(3)  # the first access, to a client of a later seed
+    assert [sorted(st.clients._built) for st in many] == [[3]] * len(seeds)  # client 3 only, of every seed
     for s, st in zip(seeds, many, strict=True):
         one = oracles.make_streams(s, K)
         assert np.array_equal(st.server.random(4), one.server.random(4))
@@ -68,3 +67,20 @@ def test_streams_made_together_are_the_streams_made_one_by_one(monkeypatch, limi
             else:
                 assert np.array_equal(got, ref)
     assert len({id(g) for st in many for g in st.clients}) == len(seeds) * K
+    assert all(st.clients.seed == s for s, st in zip(seeds, many, strict=True))
+
+
+def test_the_dp_noise_seed_is_read_without_building_a_client_stream() -> None:
+    """DP-FedAvg derives its noise streams from the run seed, read from the replica's client streams: reading it
+    builds none of them (exact-gradient runs never draw from them)."""
+    from types import SimpleNamespace
+
+    from fedrates.solvers import oracles
+    from fedrates.solvers.algorithms.dp_fedavg_clip import _run_entropy
+
+    many = oracles.make_streams_many([41, 2**40 + 3] * 7, 50)
+    ctx = SimpleNamespace(client_rngs=[st.clients for st in many])
+    assert [_run_entropy(ctx, r) for r in range(len(many))] == [41, 2**40 + 3] * 7
+    assert all(not st.clients._built for st in many)
+    plain = SimpleNamespace(client_rngs=[[np.random.default_rng(np.random.SeedSequence(9, spawn_key=(1,)))]])
+    assert _run_entropy(plain, 0) == 9  # a plain list of generators: read from the first one's seed sequence
