@@ -59,38 +59,79 @@ def _mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return result ^ (result >> np.uint32(_XSHIFT))
 
 
-def pcg64_states(seeds: Sequence[tuple[int, Sequence[int]]]) -> np.ndarray:
-    """(len(seeds), 4) uint64: ``SeedSequence(entropy, spawn_key=key).generate_state(4, np.uint64)`` for every
-    ``(entropy, key)`` of ``seeds``."""
+def _word_groups_by_row(seeds: Sequence[tuple[int, Sequence[int]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(row indices, words (m, length) uint32) per length of the assembled words, one seed at a time."""
     rows = [_assembled(entropy, key) for entropy, key in seeds]
-    out = np.empty((len(rows), 4), dtype=np.uint64)
     by_length: dict[int, list[int]] = {}
     for i, row in enumerate(rows):
         by_length.setdefault(len(row), []).append(i)
+    return [(np.array(index), np.array([rows[i] for i in index], dtype=np.uint32).reshape(len(index), length))
+            for length, index in by_length.items()]
+
+
+def _word_groups_vectorised(seeds: Sequence[tuple[int, Sequence[int]]]) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """:func:`_word_groups_by_row` in numpy when every entropy and key value lies in [0, 2⁶⁴) and all keys have one
+    length (each value one or two 32-bit words); None otherwise."""
+    try:
+        # Python ints first: a negative numpy integer would wrap around silently in a uint64 array
+        entropy = np.array([int(e) for e, _ in seeds], dtype=np.uint64)
+        keys = np.array([[int(v) for v in k] for _, k in seeds], dtype=np.uint64)
+    except (OverflowError, ValueError, TypeError):  # a negative or ≥ 2⁶⁴ value, or keys of several lengths
+        return None
+    keys = keys.reshape(len(seeds), -1)
+    columns = np.column_stack((entropy, keys))  # (n, 1 + L)
+    low = (columns & np.uint64(_MASK)).astype(np.uint32)
+    high = (columns >> np.uint64(32)).astype(np.uint32)
+    two = high > 0  # which values take two words
+    pattern = two @ (1 << np.arange(columns.shape[1], dtype=np.int64))  # rows of one pattern have one layout
+    groups = []
+    for code in np.unique(pattern):
+        index = np.flatnonzero(pattern == code)
+        parts = [low[index, 0]] + ([high[index, 0]] if two[index[0], 0] else [])
+        if keys.shape[1]:  # SeedSequence pads the run entropy to the pool size when there is a spawn key
+            parts += [np.zeros(len(index), np.uint32)] * (_POOL - len(parts))
+        for c in range(1, columns.shape[1]):
+            parts += [low[index, c]] + ([high[index, c]] if two[index[0], c] else [])
+        groups.append((index, np.column_stack(parts)))
+    return groups
+
+
+def _hashed(data: np.ndarray) -> np.ndarray:
+    """PCG64's four state words for each row of assembled words ``data`` (m, length) uint32."""
+    m, length = data.shape
+    pool = np.zeros((m, _POOL), dtype=np.uint32)
+    const = _INIT_A
+    for i in range(_POOL):
+        pool[:, i], const = _hashmix(data[:, i] if i < length else np.zeros(m, np.uint32), const)
+    for src in range(_POOL):
+        for dst in range(_POOL):
+            if src != dst:
+                mixed, const = _hashmix(pool[:, src], const)
+                pool[:, dst] = _mix(pool[:, dst], mixed)
+    for src in range(_POOL, length):
+        for dst in range(_POOL):
+            mixed, const = _hashmix(data[:, src], const)
+            pool[:, dst] = _mix(pool[:, dst], mixed)
+    state = np.empty((m, 8), dtype=np.uint32)
+    const = _INIT_B
+    for i in range(8):
+        value = pool[:, i % _POOL] ^ np.uint32(const)
+        const = (const * _MULT_B) & _MASK
+        value = value * np.uint32(const)
+        state[:, i] = value ^ (value >> np.uint32(_XSHIFT))
+    return state.astype("<u4").view("<u8").astype(np.uint64)
+
+
+def pcg64_states(seeds: Sequence[tuple[int, Sequence[int]]]) -> np.ndarray:
+    """(len(seeds), 4) uint64: ``SeedSequence(entropy, spawn_key=key).generate_state(4, np.uint64)`` for every
+    ``(entropy, key)`` of ``seeds``."""
+    out = np.empty((len(seeds), 4), dtype=np.uint64)
+    if not len(seeds):
+        return out
+    groups = _word_groups_vectorised(seeds)
     with np.errstate(over="ignore"):
-        for length, index in by_length.items():
-            data = np.array([rows[i] for i in index], dtype=np.uint32)  # (m, length)
-            pool = np.zeros((len(index), _POOL), dtype=np.uint32)
-            const = _INIT_A
-            for i in range(_POOL):
-                pool[:, i], const = _hashmix(data[:, i] if i < length else np.zeros(len(index), np.uint32), const)
-            for src in range(_POOL):
-                for dst in range(_POOL):
-                    if src != dst:
-                        mixed, const = _hashmix(pool[:, src], const)
-                        pool[:, dst] = _mix(pool[:, dst], mixed)
-            for src in range(_POOL, length):
-                for dst in range(_POOL):
-                    mixed, const = _hashmix(data[:, src], const)
-                    pool[:, dst] = _mix(pool[:, dst], mixed)
-            state = np.empty((len(index), 8), dtype=np.uint32)
-            const = _INIT_B
-            for i in range(8):
-                value = pool[:, i % _POOL] ^ np.uint32(const)
-                const = (const * _MULT_B) & _MASK
-                value = value * np.uint32(const)
-                state[:, i] = value ^ (value >> np.uint32(_XSHIFT))
-            out[index] = state.astype("<u4").view("<u8").astype(np.uint64)
+        for index, data in groups if groups is not None else _word_groups_by_row(seeds):
+            out[index] = _hashed(data)
     return out
 
 
@@ -100,10 +141,10 @@ class _Precomputed(ISeedSequence):
 
     __slots__ = ("_state", "entropy", "spawn_key")
 
-    def __init__(self, state: np.ndarray, entropy: int, spawn_key: tuple[int, ...]) -> None:
+    def __init__(self, state: np.ndarray, entropy: int, spawn_key: Sequence[int]) -> None:
         self._state = state
         self.entropy = entropy
-        self.spawn_key = spawn_key
+        self.spawn_key = spawn_key  # as the caller gave it (a tuple of ints in this project)
 
     def generate_state(self, n_words: int, dtype: type = np.uint32) -> np.ndarray:
         if n_words != 4 or np.dtype(dtype) != np.dtype(np.uint64):  # PCG64 asks for four 64-bit words
@@ -121,5 +162,6 @@ def generators(seeds: Sequence[tuple[int, Sequence[int]]]) -> list[np.random.Gen
     once when there are enough of them (the numpy work is per call, so pass every stream of a run together)."""
     if len(seeds) < _FEW:
         return [np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=tuple(key))) for entropy, key in seeds]
-    return [np.random.Generator(np.random.PCG64(_Precomputed(state, int(entropy), tuple(int(k) for k in key))))
+    generator, pcg64 = np.random.Generator, np.random.PCG64
+    return [generator(pcg64(_Precomputed(state, entropy, key)))
             for state, (entropy, key) in zip(pcg64_states(seeds), seeds, strict=True)]

@@ -84,3 +84,23 @@ def test_the_dp_noise_seed_is_read_without_building_a_client_stream() -> None:
     assert all(not st.clients._built for st in many)
     plain = SimpleNamespace(client_rngs=[[np.random.default_rng(np.random.SeedSequence(9, spawn_key=(1,)))]])
     assert _run_entropy(plain, 0) == 9  # a plain list of generators: read from the first one's seed sequence
+
+
+@pytest.mark.parametrize("key_length", [0, 1, 3])
+def test_the_vectorised_words_give_seedsequence_states(monkeypatch, key_length: int) -> None:
+    """Seeds below 2⁶⁴ with keys of one length take the vectorised path (the row-by-row one is made to fail here):
+    entropies and key values of one and of two 32-bit words, mixed in one call."""
+    rng = np.random.default_rng(7)
+    entropies = [0, 1, 2**32 - 1, 2**32, 2**40 + 3, 2**64 - 1, *(int(x) for x in rng.integers(0, 2**63, size=5))]
+    values = [0, 5, 2**32 - 1, 2**32 + 7, 2**63 + 1]
+    seeds = [(e, tuple(values[(i + j) % len(values)] for j in range(key_length))) for i, e in enumerate(entropies)]
+    monkeypatch.setattr(seed_streams, "_word_groups_by_row", lambda s: pytest.fail("row-by-row path taken"))
+    expected = np.array([np.random.SeedSequence(e, spawn_key=k).generate_state(4, np.uint64) for e, k in seeds])
+    assert np.array_equal(seed_streams.pcg64_states(seeds), expected)
+
+
+def test_negative_numpy_integers_are_refused_not_wrapped() -> None:
+    with pytest.raises(ValueError, match="non-negative"):
+        seed_streams.pcg64_states([(np.int64(-1), (1,))])
+    with pytest.raises(ValueError, match="non-negative"):
+        seed_streams.pcg64_states([(3, (np.int64(-2),))])
