@@ -219,13 +219,16 @@ def weighted_mean(weights: np.ndarray, X: np.ndarray) -> np.ndarray:
 
 
 class RoundContext:
-    """What a round sees: its index, the participants, their weights, and the gradient oracle."""
+    """What a round sees: its index, the participants, their weights, the gradient oracle, and how many rounds the
+    run has left, this one included (None when the caller does not say)."""
 
-    def __init__(self, index: int, clients: np.ndarray, weights: np.ndarray, oracle: GradientOracle) -> None:
+    def __init__(self, index: int, clients: np.ndarray, weights: np.ndarray, oracle: GradientOracle,
+                 rounds_left: int | None = None) -> None:
         self.round = index
         self.clients = clients
         self.weights = weights
         self._oracle = oracle
+        self.rounds_left = rounds_left
 
     def gradients(self, W: np.ndarray, clients: np.ndarray | None = None) -> np.ndarray:
         """Gradients of the participants (or ``clients`` (R, m)) at W ``(R, m, *shape) -> (R, m, *shape)``."""
@@ -445,7 +448,7 @@ def run_batch(
         if alive.any():
             steps0, evals0 = oracle.steps, oracle.evaluations
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                new = alg.round(state, problem, RoundContext(r, clients, weights, oracle))
+                new = alg.round(state, problem, RoundContext(r, clients, weights, oracle, rounds - r))
                 out = alg.output(new)
                 # ‖out‖ is NaN or inf when out has a non-finite entry: one test for both kinds of divergence
                 bad = ~(problem.norm(out) <= limit)

@@ -65,19 +65,24 @@ class NoiseBuffer:
     """Standard normal draws of every (replica, client) noise stream, :data:`NOISE_BLOCK` rounds at a time.
 
     One call per stream and block instead of one per round; a Generator's draws of shape (B, d) are its next B
-    draws of shape (d,) in order, so round k receives exactly the vector it would receive drawn round by round."""
+    draws of shape (d,) in order, so round k receives exactly the vector it would receive drawn round by round.
+    ``rounds_left`` (set by the round from :attr:`RoundContext.rounds_left`) caps a block at the rounds the run still
+    has: a run of 3 rounds draws 3 rounds of noise, not 32 (the numbers it uses are the same)."""
 
     def __init__(self, streams: list, d: int, block: int) -> None:
         self.streams, self.d, self.block = streams, d, block
         self.buf = np.empty((len(streams), len(streams[0]) if streams else 0, block, d))
-        self.pos = block
+        self.pos = self.filled = 0
+        self.rounds_left: int | None = None
 
     def next(self) -> np.ndarray:
         """The next round's draws (R, n, d)."""
-        if self.pos == self.block:
+        if self.pos == self.filled:
+            left = self.rounds_left
+            self.filled = self.block if left is None else max(1, min(self.block, int(left)))
             for r, row in enumerate(self.streams):
                 for i, g in enumerate(row):
-                    g.standard_normal(out=self.buf[r, i])
+                    g.standard_normal(out=self.buf[r, i, :self.filled])
             self.pos = 0
         out = self.buf[:, :, self.pos].copy()
         self.pos += 1
@@ -190,6 +195,8 @@ class DPFedAvgClip(Algorithm):
             state = {**state}
             state["noise_rngs"], state["server_rngs"] = noise_streams(ctx, R, n, self.noise_seed)
             state["noise_buf"] = NoiseBuffer(state["noise_rngs"], x.shape[-1], NOISE_BLOCK)
+        if state.get("noise_buf") is not None:
+            state["noise_buf"].rounds_left = getattr(ctx, "rounds_left", None)
         U = self.client_updates(x, problem, ctx)
         norms = np.linalg.norm(U, axis=-1)
         G = self.transform(U, norms, ctx)

@@ -190,3 +190,21 @@ def test_partial_participation_of_the_runner_is_refused(problem) -> None:
     with pytest.raises(InputError, match="participating=None"):
         run_batch("dp_fedavg_clip", problem, 1, seeds=[0], participating=2, gradients="exact",
                   reference=_Ref(problem))
+
+
+def test_a_short_run_draws_only_its_rounds_of_noise_and_the_same_noise(problem) -> None:
+    """The noise buffer draws at most the rounds the run has left: after 3 rounds each client's noise stream has
+    given exactly 3·d normals, and those are the noise a 40-round run (blocks of 32) uses in its first 3 rounds."""
+    kw = {"step": 0.1, "server_step": 0.05, "clip": 1.0, "sigma": 0.3, "local_steps": 2}
+    short = _run(problem, "dp_fedavg_clip", rounds=3, seeds=(4,), **kw)
+    kept = []
+    run_batch("dp_fedavg_clip", problem, 40, seeds=[4], gradients="exact", w0=np.ones(problem.dim),
+              reference=_Ref(problem), record_every=1, output_point="last",
+              callback=lambda r, state: kept.append(state["x"].copy()) if r == 3 else None, **kw)
+    assert np.array_equal(short.state["x"], kept[0])
+    g = short.state["noise_rngs"][0][2]  # client 2's noise stream of the 3-round run
+    from fedrates.solvers.algorithms.dp_fedavg_clip import NOISE_KEY
+
+    fresh = np.random.default_rng(np.random.SeedSequence(4, spawn_key=(3, NOISE_KEY, 0)))
+    fresh.standard_normal((3, problem.dim))
+    assert np.array_equal(g.standard_normal(5), fresh.standard_normal(5))
