@@ -126,8 +126,7 @@ class _StreamPool:
 def make_streams(seed: int, clients: int) -> Streams:
     """Streams derived from ``seed``: ``SeedSequence(seed).spawn(clients + 1)`` (server first; the clients'
     generators built on first use, :class:`ClientStreams`)."""
-    server = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(0,)))
-    return Streams(server=server, clients=ClientStreams(seed, clients))
+    return make_streams_many([seed], clients)[0]
 
 
 def make_streams_many(seeds: Sequence[int], clients: int) -> list[Streams]:

@@ -48,19 +48,19 @@ def test_generators_keep_the_entropy_and_key_they_stand_for() -> None:
 
 
 def test_streams_made_together_are_the_streams_made_one_by_one() -> None:
-    """make_streams_many hashes client k's streams of all seeds at once, on the first use of client k: the same
-    numbers as make_streams, whichever stream is used first, and a stream already drawn from is kept."""
+    """make_streams_many hashes client k's streams of all seeds at once, on the first use of client k: the numbers
+    of numpy's SeedSequence(seed).spawn(K + 1), whichever stream is used first, and a stream drawn from is kept."""
     from fedrates.solvers import oracles
 
     seeds, K = [3, 2**33 + 1, 17, 99, 5, 6, 7, 8, 9, 10, 11, 12, 13], 5
     many = oracles.make_streams_many(seeds, K)
     first = many[4].clients[3].random(3)  # the first access, to a client of a later seed
     assert [sorted(st.clients._built) for st in many] == [[3]] * len(seeds)  # client 3 only, of every seed
-    for s, st in zip(seeds, many, strict=True):
-        one = oracles.make_streams(s, K)
-        assert np.array_equal(st.server.random(4), one.server.random(4))
+    for s, st in zip(seeds, many, strict=True):  # against numpy's own SeedSequence(s).spawn(K + 1)
+        children = np.random.SeedSequence(s).spawn(K + 1)
+        assert np.array_equal(st.server.random(4), np.random.default_rng(children[0]).random(4))
         for k in range(K):
-            ref = one.clients[k].random(6)
+            ref = np.random.default_rng(children[1 + k]).random(6)
             got = st.clients[k].random(6)
             if (s, k) == (5, 3):
                 assert np.array_equal(first, ref[:3]) and np.array_equal(got[:3], ref[3:])
