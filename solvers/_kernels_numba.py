@@ -392,6 +392,42 @@ def local_fast_da(X, y, G0, WT0, W0, centre, rows, rep, weights, alphas, inv_c, 
                     WT[j] += a1 * W[j]
 
 
+@njit(cache=True, nogil=True)
+def fast_da_server(gbar, wtbar, centre, c, kappas, radius, half_mu, gamma, alphas, num, out):  # pragma: no cover
+    """Fast-FedDA's server points of a round's E steps (Bao et al. Alg. 1 line 12, eq. (12)) from the client
+    averages (ḡ, w̃̄) (R, E, d), and the output's running sum:
+
+        out[r, e] = prox_{κ_e}((γw₀[r] − (ḡ[r, e] − (μ/2)·w̃̄[r, e])) / c_e),   num[r] += α_e·out[r, e] (e = 0, 1, …)
+
+    with prox = the ball projection ∘ soft threshold κ_e (κ_e < 0: no threshold; ρ ≤ 0: no ball).  Compiled
+    without fastmath: no contraction and numpy's order of operations, so every value is the one the numpy expression
+    of :meth:`FastFedDA._fused_round` computes, bit for bit; the prox is :func:`soft_ball` / :func:`ball`, which
+    ``Problem.prox`` calls.  One pass over the averages instead of one per numpy operation: after a round's
+    kernel has streamed the clients' rows, these arrays are no longer in cache."""
+    R, E, d = gbar.shape
+    threshold = kappas[0] >= 0.0
+    z = np.empty((E, d))  # the prox's argument, apart from its output: an in-place prox sums ‖·‖² in another order
+    for r in range(R):
+        w0 = centre[r]
+        for e in range(E):
+            ce = c[e]
+            g, wt, o = gbar[r, e], wtbar[r, e], z[e]
+            for j in range(d):
+                o[j] = (gamma * w0[j] - (g[j] - half_mu * wt[j])) / ce
+        if threshold:
+            soft_ball(z, kappas, radius, out[r])
+        elif radius > 0.0:
+            ball(z, radius, out[r])
+        else:
+            out[r] = z
+        acc = num[r]
+        for e in range(E):
+            a = alphas[e]
+            o = out[r, e]
+            for j in range(d):
+                acc[j] += a * o[j]
+
+
 @njit(cache=True, fastmath=_FM, nogil=True, inline="always")
 def _soft(v, k):  # pragma: no cover - compiled
     """sign(v)·max(|v| − κ, 0), branch-free (vectorises); NaN in, NaN out."""

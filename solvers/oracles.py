@@ -100,7 +100,13 @@ class ClientStreams(Sequence):
         return self._one(k)
 
     def __iter__(self) -> Iterator[np.random.Generator]:
+        if self._pool is not None:  # every client is about to be built: build them with the other seeds' at once
+            self._pool.fill_all(self._count)
         return (self._one(k) for k in range(self._count))
+
+
+#: streams hashed in one call when a pool builds every client (bounds the hash's temporary arrays)
+_FILL_CHUNK = 1 << 15
 
 
 class _StreamPool:
@@ -121,6 +127,19 @@ class _StreamPool:
         for m, g in zip(wanted, seed_streams.generators([(m.seed, (1 + k,)) for m in wanted]), strict=True):
             m._built[k] = g
         return True
+
+    def fill_all(self, clients: int) -> None:
+        """Build every client's generator of every member (the clients not filled yet), hashed together in chunks
+        of :data:`_FILL_CHUNK` streams: what iterating over one member's streams is about to need client by client."""
+        todo = [k for k in range(clients) if k not in self._filled]
+        per_chunk = max(1, _FILL_CHUNK // max(1, len(self.members)))
+        for start in range(0, len(todo), per_chunk):
+            chunk = todo[start:start + per_chunk]
+            self._filled.update(chunk)
+            wanted = [(m, k) for k in chunk for m in self.members if k not in m._built]
+            gens = seed_streams.generators([(m.seed, (1 + k,)) for m, k in wanted])
+            for (m, k), g in zip(wanted, gens, strict=True):
+                m._built[k] = g
 
 
 def make_streams(seed: int, clients: int) -> Streams:

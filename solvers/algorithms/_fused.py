@@ -121,6 +121,19 @@ def local_fast_da(problem: Any, ctx: Any, g: np.ndarray, wt: np.ndarray, w: np.n
     return gbar, wtbar
 
 
+def fast_da_server(problem: Any, gbar: np.ndarray, wtbar: np.ndarray, centre: np.ndarray, cs: list[float],
+                   kappas: list[float], half_mu: float, gamma: float, alphas: list[float],
+                   num: np.ndarray) -> np.ndarray:
+    """Fast-FedDA's server points prox_{κ_e}((γw₀ − (ḡ_e − (μ/2)w̃̄_e))/c_e) of the E steps (R, E, d), adding
+    Σ_e α_e·(point e) to ``num`` (R, d) in place, in one compiled pass: bit for bit ``Problem.prox`` of the numpy
+    expression (κ_e = (A_e/c_e)·λ, or −1 for no threshold, as the round's kernel takes them)."""
+    out = np.empty(gbar.shape)
+    c = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
+    kernels._nb().fast_da_server(gbar, wtbar, c(centre), c(cs), c(kappas), radius(problem), float(half_mu),
+                                 float(gamma), c(alphas), num, out)
+    return out
+
+
 def local_cfedda(problem: Any, ctx: Any, steps: int, g: np.ndarray, wbar: np.ndarray, centre: np.ndarray,
                  shift: np.ndarray, alpha: float, scale_c: float, inv_ec: float, kappa: float, eps: float,
                  l1: bool) -> tuple[np.ndarray | None, np.ndarray] | None:

@@ -160,6 +160,9 @@ class FastFedDA(Algorithm):
     def round(self, state: dict[str, Any], problem: Any, ctx: RoundContext) -> dict[str, Any]:
         mu, a, gamma = state["mu"], state["a"], state["gamma"]
         w0, t, A, num = state["w0"], state["t"], state["A"], state["num"].copy()
+        fused = self._fused_round(state, problem, ctx, num)
+        if fused is not None:
+            return fused
         R, m = ctx.clients.shape
         shape = (R, m) + problem.shape
         G = np.broadcast_to(state["g"][:, None], shape).copy()
@@ -167,9 +170,6 @@ class FastFedDA(Algorithm):
         W = np.broadcast_to(state["w"][:, None], shape).copy()
         sign = 1.0 if self.estimator_sign == "plus" else -1.0
         E = self.local_steps
-        fused = self._fused_round(state, problem, ctx, num)
-        if fused is not None:
-            return fused
         for e in range(E):  # step by step (the reference of the fused kernel)
             alpha = self._alpha(t, a)
             A += alpha
@@ -211,14 +211,16 @@ class FastFedDA(Algorithm):
             return None
         gbar, wtbar = res
         # the virtual points w_{t+1} = Prox_t(ḡ_t − μw̃̄_t/2) of the E steps (12), one prox over (R, E) rows
-        R = gbar.shape[0]
-        c_arr = np.array(cs)[None, :, None]
-        steps = np.broadcast_to(np.array([A_e / c for A_e, c in zip(As, cs, strict=True)]), (R, E))
-        server = problem.prox((gamma * w0[:, None] - (gbar - 0.5 * mu * wtbar)) / c_arr, steps)
-        virtual = server if self.estimator_sign != "plus" else \
-            problem.prox((gamma * w0[:, None] - (gbar + 0.5 * mu * wtbar)) / c_arr, steps)
-        for e in range(E):
-            num += alphas[e] * virtual[:, e]
+        if self.estimator_sign != "plus":  # compiled, the same values as the numpy expressions below
+            server = _fused.fast_da_server(problem, gbar, wtbar, w0, cs, kappas, 0.5 * mu, gamma, alphas[:E], num)
+        else:
+            R = gbar.shape[0]
+            c_arr = np.array(cs)[None, :, None]
+            steps = np.broadcast_to(np.array([A_e / c for A_e, c in zip(As, cs, strict=True)]), (R, E))
+            server = problem.prox((gamma * w0[:, None] - (gbar - 0.5 * mu * wtbar)) / c_arr, steps)
+            virtual = problem.prox((gamma * w0[:, None] - (gbar + 0.5 * mu * wtbar)) / c_arr, steps)
+            for e in range(E):
+                num += alphas[e] * virtual[:, e]
         last = server[:, E - 1]
         wt_new = wtbar[:, E - 1] + self._alpha(t + E, a) * last
         return dict(state, w=last, g=gbar[:, E - 1], wt=wt_new, num=num, A=As[-1], t=t + E)

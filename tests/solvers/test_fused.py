@@ -8,11 +8,14 @@ inactive, for several seed sets; equal seeds must give bit-identical results wit
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from fedrates.solvers import algorithms, kernels, oracles, problems
 from fedrates.solvers.algorithms import _fused
+from fedrates.solvers.penalties import Zero
 
 pytest.importorskip("numba", reason="numba is not installed: only the step-by-step numpy rounds exist")
 
@@ -194,3 +197,32 @@ def test_sample_data_are_c_ordered_so_the_stacked_matrix_is_a_view():
     X, _ = _fused.samples(p)
     assert p.datafit.X.flags.c_contiguous
     assert np.shares_memory(X, p.datafit.X)
+
+
+@pytest.mark.parametrize("lam", [-1.0, 0.0, 0.02, 0.4])
+@pytest.mark.parametrize("radius", [None, 0.3, 50.0])
+def test_fast_fedda_server_step_is_the_numpy_expression_bit_for_bit(lam, radius):
+    """The compiled server step of a fused Fast-FedDA round (the E points prox((γw₀ − (ḡ − μw̃̄/2))/c_e) and the
+    output's running sum) equals, bit for bit, ``Problem.prox`` of the numpy expression the round used before, with
+    a threshold or none (zero penalty), with the ball binding, not binding, or absent, at several sizes."""
+    rng = np.random.default_rng(7)
+    for R, E, d in [(1, 10, 1024), (3, 5, 17), (2, 1, 64), (2, 7, 333)]:
+        p = problems.make("lasso", clients=2, samples=4, dim=d, sparsity=1, lam=max(lam, 0.0), radius=radius)
+        if lam < 0:  # the zero penalty: no threshold (κ_e = −1 in the kernels)
+            p = dataclasses.replace(p, penalty=Zero())
+        assert _fused.prox_lambda(p) == lam
+        gbar, wtbar = rng.standard_normal((R, E, d)), rng.standard_normal((R, E, d))
+        w0 = rng.standard_normal((R, d))
+        As, cs = rng.uniform(1, 3, E), rng.uniform(5, 9, E)
+        alphas = list(rng.uniform(1, 2, E))
+        mu, gamma = 0.137, 3.3
+        num = rng.standard_normal((R, d))
+        expected_num = num.copy()
+        steps = np.broadcast_to(np.array([A / c for A, c in zip(As, cs, strict=True)]), (R, E))
+        expected = p.prox((gamma * w0[:, None] - (gbar - 0.5 * mu * wtbar)) / np.array(cs)[None, :, None], steps)
+        for e in range(E):
+            expected_num += alphas[e] * expected[:, e]
+        kappas = [A / c * lam if lam >= 0 else -1.0 for A, c in zip(As, cs, strict=True)]
+        got = _fused.fast_da_server(p, gbar, wtbar, w0, list(cs), kappas, 0.5 * mu, gamma, alphas, num)
+        assert np.array_equal(got, expected)
+        assert np.array_equal(num, expected_num)

@@ -124,3 +124,47 @@ def test_unknown_family_and_preset():
         problems.make("laso")
     with pytest.raises(InputError, match="did you mean 'bao-lasso'"):
         problems.make("lasso", "bao-laso")
+
+
+def test_objective_at_a_point_is_remembered_bit_for_bit_and_batches_are_not(monkeypatch):
+    """φ at a single point is computed once (the metrics of every run ask again for φ(ŵ)): the remembered value is
+    the computed one, a different point (even -0.0 for 0.0) or a batch of points is evaluated again, and only the
+    last few points are kept."""
+    from fedrates.solvers.problems import base
+
+    p = problems.make("lasso", clients=3, samples=5, dim=4, sparsity=2, lam=0.1, radius=2.0)
+    fit_type = type(p.datafit)
+    calls = []
+    original = fit_type.client_values
+
+    def counting(self, w):
+        calls.append(np.shape(w))
+        return original(self, w)
+
+    monkeypatch.setattr(fit_type, "client_values", counting)
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal(4)
+    first = p.objective(w)
+    assert first == float(p.smooth_value(w) + p.penalty_value(w))  # what is computed, not something else
+    calls.clear()
+    assert p.objective(w.copy()) == first and calls == []  # the same bytes: remembered
+    zero = np.zeros(4)
+    p.objective(zero)
+    calls.clear()
+    p.objective(-zero)  # other bytes: evaluated again
+    assert len(calls) == 1
+    calls.clear()
+    batch = np.stack([w, w])
+    assert np.array_equal(p.objective(batch), [first, first]) and len(calls) == 1
+    p.objective(batch)
+    assert len(calls) == 2  # batches are never remembered
+    points = [rng.standard_normal(4) for _ in range(base._REMEMBERED_POINTS + 1)]
+    for q in points:
+        p.objective(q)
+    calls.clear()
+    p.objective(points[-1])
+    assert calls == []
+    p.objective(points[0])  # the oldest was dropped
+    assert len(calls) == 1
+    outside = np.full(4, 10.0)
+    assert p.objective(outside) == np.inf and p.objective(outside) == np.inf

@@ -70,6 +70,37 @@ def test_streams_made_together_are_the_streams_made_one_by_one() -> None:
     assert all(st.clients.seed == s for s, st in zip(seeds, many, strict=True))
 
 
+def test_iterating_a_seeds_streams_builds_every_client_of_every_seed_in_few_hashes(monkeypatch) -> None:
+    """Iterating over one seed's client streams (as the oracle does before drawing ahead) builds every client's
+    generator of every seed in chunked hashes instead of one hash per client, after a client was already built
+    by first use: the same streams as numpy's SeedSequence(seed).spawn(K + 1), client k of seed s drawn from once."""
+    from fedrates.solvers import oracles
+
+    monkeypatch.setattr(oracles, "_FILL_CHUNK", 40)  # 3 seeds x 13 clients per hash: the chunking is exercised
+    hashes = []
+    generators = seed_streams.generators
+    monkeypatch.setattr(seed_streams, "generators", lambda seeds: hashes.append(len(seeds)) or generators(seeds))
+    seeds, K = [3, 2**33 + 1, 17], 30
+    many = oracles.make_streams_many(seeds, K)
+    hashes.clear()
+    early = many[2].clients[5].random(2)  # one client built before the others, by first use
+    assert hashes == [3]
+    hashes.clear()
+    listed = list(many[1].clients)
+    assert hashes == [39, 39, 9] and sum(hashes) == len(seeds) * (K - 1)
+    assert listed == [many[1].clients[k] for k in range(K)]  # the built generators, not new ones
+    for s, st in zip(seeds, many, strict=True):
+        children = np.random.SeedSequence(s).spawn(K + 1)
+        for k in range(K):
+            ref = np.random.default_rng(children[1 + k]).random(4)
+            got = st.clients[k].random(4 if (s, k) != (17, 5) else 2)
+            assert np.array_equal(got, ref if (s, k) != (17, 5) else ref[2:])
+    assert np.array_equal(early, np.random.default_rng(np.random.SeedSequence(17).spawn(K + 1)[6]).random(2))
+    hashes.clear()
+    list(many[0].clients)
+    assert hashes == []  # nothing left to build
+
+
 def test_the_dp_noise_seed_is_read_without_building_a_client_stream() -> None:
     """DP-FedAvg derives its noise streams from the run seed, read from the replica's client streams: reading it
     builds none of them (exact-gradient runs never draw from them)."""
