@@ -37,11 +37,31 @@ EXECUTORS = ("local", "dask")
 _ACTIVE: Callable[[int], contextlib.AbstractContextManager[Executor]] | None = None
 
 
-def single_threaded() -> contextlib.AbstractContextManager:
-    """Cap this process's BLAS/OpenMP thread pools at one thread while the context is open (threadpoolctl)."""
+#: the variables a BLAS or OpenMP library reads its number of threads from when it is loaded
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextlib.contextmanager
+def single_threaded() -> Iterator[None]:
+    """Cap this process's BLAS/OpenMP thread pools at one thread while the context is open.
+
+    threadpoolctl caps the libraries loaded when the context opens; a library loaded inside it (scipy's OpenBLAS is
+    a library of its own, loaded on scipy's first use, e.g. by a reference solve) reads its number of threads from
+    the environment instead, so :data:`THREAD_VARIABLES` are set to 1 while the context is open and restored
+    after it (a library loaded inside keeps its one thread)."""
     from threadpoolctl import threadpool_limits
 
-    return threadpool_limits(limits=1)
+    saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
+    os.environ.update({name: "1" for name in THREAD_VARIABLES})
+    try:
+        with threadpool_limits(limits=1):
+            yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _run_limited(fn: Callable[..., Any], args: tuple) -> Any:

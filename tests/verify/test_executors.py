@@ -3,6 +3,9 @@ every sweep task runs with one BLAS thread, so records do not depend on --jobs."
 
 from __future__ import annotations
 
+import json
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -60,6 +63,37 @@ def test_local_pool_tasks_run_with_one_blas_thread():
     with executors.local(2) as pool:
         got = pool.submit(_blas_threads_now, 0).result()
     assert got == 1
+
+
+def test_a_blas_loaded_inside_the_cap_runs_one_thread_and_the_environment_is_restored():
+    """threadpoolctl caps the libraries loaded when the cap starts; scipy's OpenBLAS is a library of its own, loaded on
+    scipy's first use (a reference solve inside a sweep task or `fedrates run`): it must start with one thread too.
+    In a fresh interpreter (scipy not loaded yet); the variables a user set are back after the cap."""
+    import subprocess
+    import sys
+
+    code = "\n".join([
+        "import json, os, sys",
+        "import numpy",
+        "from threadpoolctl import threadpool_info",
+        "from fedrates.verify.executors import single_threaded",
+        "assert 'scipy' not in sys.modules",
+        "before = max(i['num_threads'] for i in threadpool_info())",
+        "with single_threaded():",
+        "    import scipy.linalg",
+        "    inside = {i['filepath']: i['num_threads'] for i in threadpool_info()}",
+        "print(json.dumps({'before': before, 'inside': inside, 'omp': os.environ.get('OMP_NUM_THREADS'),",
+        "                  'openblas': os.environ.get('OPENBLAS_NUM_THREADS')}))",
+    ])
+    env = {k: v for k, v in os.environ.items() if k not in executors.THREAD_VARIABLES}
+    env["OMP_NUM_THREADS"] = "2"  # a user's choice, restored after the cap
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    got = json.loads(done.stdout)
+    if got["before"] < 2:
+        pytest.skip("this machine's BLAS runs one thread by default: a cap of one cannot be told from no cap")
+    assert len(got["inside"]) >= 2  # numpy's BLAS and the one loaded inside
+    assert set(got["inside"].values()) == {1}
+    assert got["omp"] == "2" and got["openblas"] is None
 
 
 def test_records_are_bit_identical_with_one_job_and_with_two():

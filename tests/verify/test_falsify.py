@@ -169,3 +169,34 @@ def test_cli_refuted_bound_exits_1_and_prints_the_instance(tmp_path, monkeypatch
     assert main(["falsify", THM, "--budget", "6", "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "verdict: refuted" in out and "rerun: fedrates run fast_fedda" in out and "conditions: a >= 4*L/mu" in out
+
+
+def _blas_threads() -> int:
+    from threadpoolctl import threadpool_info
+
+    return max([i["num_threads"] for i in threadpool_info()] or [1])
+
+
+def test_the_command_searches_and_reruns_with_one_blas_thread(tmp_path, monkeypatch, capsys) -> None:
+    """`fedrates falsify` computes with one BLAS thread, as `run`, `reference`, `constants` and the sweep do: a second
+    thread on a shared machine spins against the busy cores, and a --point rerun gives the search's numbers."""
+    if _blas_threads() < 2:
+        pytest.skip("this machine's BLAS runs one thread by default: a cap of one cannot be told from no cap")
+    seen: list[int] = []
+    search, evaluate = falsify.falsify, falsify.evaluate
+
+    def spy_search(*args, **kwargs):
+        seen.append(_blas_threads())
+        return search(*args, **kwargs)
+
+    def spy_evaluate(*args, **kwargs):
+        seen.append(_blas_threads())
+        return evaluate(*args, **kwargs)
+
+    monkeypatch.setattr(falsify, "falsify", spy_search)
+    monkeypatch.setattr(falsify, "evaluate", spy_evaluate)
+    assert main(["falsify", THM, "--budget", "6", "--out", str(tmp_path), "--json"]) in (0, 1)
+    point = json.loads(capsys.readouterr().out)["search"]["worst"]["parameters"]
+    assert main(["falsify", THM, "--point", json.dumps(point), "--json"]) in (0, 1)
+    assert seen and set(seen) == {1}
+    assert _blas_threads() >= 2  # the cap ends with the command

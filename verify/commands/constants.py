@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from typing import Any
 
@@ -136,18 +135,13 @@ def run(args: argparse.Namespace) -> int:
         args.radius = parse_number("--radius", args.radius, high=MAX_MAGNITUDE, positive=True)
     args.batch = parse_int("--batch", args.batch, 1, 10**9)
     parse_assignments(args.assignments)
-    from threadpoolctl import threadpool_limits
-
     from fedrates.solvers import _cache
+    from fedrates.verify.executors import single_threaded
 
     # one BLAS thread, as `fedrates reference`: on a shared machine the threads of d × d eigendecompositions
-    # oversubscribe the cores (bao-lasso-sized lasso under load 14 on 2 cores: 5.6 s with one thread, 63 s without).
-    # threadpool_limits caps the libraries loaded now; the environment caps those loaded later (numpy's and scipy's
-    # OpenBLAS are loaded on first use, inside the block), unless the user chose a number of threads.
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        if "numpy" not in sys.modules:
-            os.environ.setdefault(var, "1")
-    with threadpool_limits(limits=1):
+    # oversubscribe the cores (bao-lasso-sized lasso under load 14 on 2 cores: 5.6 s with one thread, 63 s without),
+    # the libraries loaded inside the block (numpy's and scipy's OpenBLAS, on first use) included
+    with single_threaded():
         problem = _build_problem(args)
         directory = _cache.cache_dir() / "constants"
         key = None if args.no_cache else _cache_key(problem, args)

@@ -86,11 +86,14 @@ def run(args: argparse.Namespace) -> int:
     summary: dict[str, Any] = {"theorem": thm.id, "label": thm.label, "title": thm.title, "statement": thm.statement,
                                "kind": thm.kind, "probability": thm.probability, "search": None, "pep": []}
     records = None
-    if target is not None:
-        result = falsify.falsify(thm, target.algorithm, budget=budget, seed=args.seed, out=out)
-        summary["search"] = result.as_dict()
-        records = result.records
-    summary["pep"] = [c.as_dict() for c in pep.compare_theorem(thm.id)]
+    from fedrates.verify.executors import single_threaded
+
+    with single_threaded():  # one BLAS thread, as every command that computes (and as --point reruns the search)
+        if target is not None:
+            result = falsify.falsify(thm, target.algorithm, budget=budget, seed=args.seed, out=out)
+            summary["search"] = result.as_dict()
+            records = result.records
+        summary["pep"] = [c.as_dict() for c in pep.compare_theorem(thm.id)]
     (out / "result.json").write_text(json.dumps(_jsonable(summary), indent=2) + "\n", encoding="utf-8")
     from fedrates.reports import falsify as report
 
@@ -168,7 +171,10 @@ def _rerun(args: argparse.Namespace, thm: Any, target: Any) -> int:
     else:
         n = target.seeds or falsify.SEARCH_SEEDS
         seeds = [int(args.seed) * 1000 + i for i in range(n)]
-    row = falsify.evaluate(target, thm, x, seeds)
+    from fedrates.verify.executors import single_threaded
+
+    with single_threaded():
+        row = falsify.evaluate(target, thm, x, seeds)
     if args.json:
         print_json(_jsonable({"theorem": thm.id, "algorithm": target.algorithm, "record": row}))
     else:

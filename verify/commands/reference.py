@@ -36,14 +36,15 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     params = validate_reference(args)  # ranges, memory and --tol before the problem is built
-    from threadpoolctl import threadpool_limits
-
     from fedrates.solvers import problems
     from fedrates.solvers.reference import solve
 
     # one BLAS thread: one solve of well under a second, where thread start-up and oversubscription of a shared
-    # machine cost more than they gain (bao-lasso cold, load 6 on 2 cores: 0.5 s of CPU against 1.7 s with 2 threads)
-    with threadpool_limits(limits=1):
+    # machine cost more than they gain (bao-lasso cold, load 6 on 2 cores: 0.5 s of CPU against 1.7 s with 2 threads);
+    # scipy's BLAS, loaded by the solve, included
+    from fedrates.verify.executors import single_threaded
+
+    with single_threaded():
         problem = problems.make(args.problem, args.preset, **params)
         try:
             ref = solve(problem, method=args.method, tol=args.tol, cache=not args.no_cache)

@@ -92,12 +92,13 @@ def run(args: argparse.Namespace) -> int:
     from fedrates.solvers import algorithms
     algorithms.get(args.algorithm)  # unknown names fail before the problem is built
     method = algorithms.make(args.algorithm, **_hyper(args))
-    from threadpoolctl import threadpool_limits
+    from fedrates.verify.executors import single_threaded
 
     # one BLAS thread: the engine vectorises across clients itself, and a second BLAS thread on a shared 2-core
     # machine costs far more CPU than it saves (building a K = 100, d = 100 problem and its reference: 5.5-6.0 s of
-    # CPU with default threads against 0.73-0.81 s with one, whenever the other core is busy)
-    with threadpool_limits(limits=1):
+    # CPU with default threads against 0.73-0.81 s with one, whenever the other core is busy); libraries loaded
+    # during the run (scipy's BLAS) included
+    with single_threaded():
         problem = _problem(args)
         trace = algorithms.run_batch(method, problem, args.rounds, seeds=seeds, participating=args.participating,
                                      gradients=args.gradients, record_every=args.record_every)
