@@ -395,18 +395,18 @@ def run_claims(claims: Sequence[Claim], profile: str, cache_root: Path | None, j
 
     pool_factory = executors.active()  # --executor (verify.executors); None: serial for one job, else local
     if not tasks or (pool_factory is None and (jobs <= 1 or len(tasks) <= 1)):
-        for task in tasks:
-            if task.claim.id in result.errors:
-                finish(task, None, result.errors[task.claim.id])
-                continue
-            try:
-                with executors.single_threaded():  # as in the pools: records that do not depend on --jobs
+        with executors.single_threaded():  # as in the pools: records that do not depend on --jobs
+            for task in tasks:
+                if task.claim.id in result.errors:
+                    finish(task, None, result.errors[task.claim.id])
+                    continue
+                try:
                     frame, seconds = _simulate(task)
-                finish(task, frame, None, seconds)
-            except KeyboardInterrupt:
-                raise
-            except Exception as exc:
-                finish(task, None, _describe(exc))
+                    finish(task, frame, None, seconds)
+                except KeyboardInterrupt:
+                    raise
+                except Exception as exc:
+                    finish(task, None, _describe(exc))
     else:
         with (pool_factory or executors.local)(jobs) as pool:
             futures = {pool.submit(_simulate, t): t for t in tasks}

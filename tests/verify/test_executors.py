@@ -59,10 +59,20 @@ def _blas_threads_now(_: int) -> int:
     return max([i["num_threads"] for i in threadpool_info()] or [1])
 
 
+def _thread_variables(_: int) -> dict[str, str | None]:
+    return {name: os.environ.get(name) for name in executors.THREAD_VARIABLES}
+
+
 def test_local_pool_tasks_run_with_one_blas_thread():
+    """The workers are capped when they start: the loaded libraries at one thread, and the variables a library loaded
+    later reads its threads from at 1; this process is left as it was."""
+    before = _thread_variables(0)
     with executors.local(2) as pool:
-        got = pool.submit(_blas_threads_now, 0).result()
-    assert got == 1
+        got = [pool.submit(_blas_threads_now, i).result() for i in range(4)]
+        variables = pool.submit(_thread_variables, 0).result()
+    assert got == [1, 1, 1, 1]
+    assert variables == {name: "1" for name in executors.THREAD_VARIABLES}
+    assert _thread_variables(0) == before
 
 
 def test_a_blas_loaded_inside_the_cap_runs_one_thread_and_the_environment_is_restored():
