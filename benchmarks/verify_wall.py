@@ -66,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1 or args.repeat < 1:
         parser.error(f"--jobs {args.jobs} and --repeat {args.repeat}: expected integers >= 1")
     profiles = args.profile or ["quick"]
-    print(f"fedrates verify, --jobs {args.jobs}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    load = os.getloadavg()[0]  # before the runs: afterwards it counts their own workers
+    print(f"fedrates verify, --jobs {args.jobs}, {os.cpu_count()} cores, load before the runs {load:.1f}"
+          + ("  (other work is running: these are not idle-machine times)" if load > 1.0 else ""))
     for profile in profiles:
         if args.warm_up:
             verify_once(profile, args.jobs, report=False)
@@ -86,9 +88,6 @@ def main(argv: list[str] | None = None) -> int:
               f"{full['wall'] - bare['wall']:.1f} s of wall and {full['cpu'] - bare['cpu']:.0f} s of CPU")
         print(f"  target <= {target:.0f} s wall: {verdict} ({full['wall']:.1f} s, {full['wall'] / target:.2f}x the "
               f"target; the floor alone is {floor / target:.2f}x it)")
-    load = os.getloadavg()[0]
-    print(f"load at the end {load:.1f}" + ("  (a busy machine: times are not idle-machine figures)" if load > 1.5
-                                            else ""))
     return 0
 
 
