@@ -233,9 +233,10 @@ def epsilon(noise_multiplier: float, rate: float, rounds: int, delta: float, *, 
 
 @cache
 def _calibrate(eps: float, delta: float, rate: float, rounds: int, accountant: str, adjacency: str) -> float:
-    from dp_accounting import mechanism_calibration as mc
-
     def compute() -> float:
+        # imported only when the cache has no answer: dp-accounting imports scipy.signal (about 1.3 s of CPU)
+        from dp_accounting import mechanism_calibration as mc
+
         # bracket from the closed form of the unsampled mechanism: sampling lowers the multiplier needed by about
         # the rate (amplification), an accountant only raises it; widened once if that guess does not bracket
         z0 = gaussian_multiplier_exact(eps, delta, rounds, adjacency)

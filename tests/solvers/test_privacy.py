@@ -3,7 +3,11 @@ meet their target from the private side, eq. (5)'s multiplier and its inverse.""
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -112,3 +116,20 @@ def test_unsampled_calibration_is_the_exact_multiplier_confirmed_by_pld(adjacenc
     assert exact <= z <= exact * (1 + 2 * P.CALIBRATION_RTOL)
     assert P.epsilon(z, 1.0, K, 1e-5, adjacency=adjacency) <= eps
     assert P.epsilon(exact * (1 - 1e-3), 1.0, K, 1e-5, adjacency=adjacency) > eps
+
+
+def test_a_cached_calibration_does_not_import_dp_accounting(tmp_path) -> None:
+    """The calibrated multiplier is kept in the document cache; a later process that finds it there neither imports
+    dp-accounting (and scipy.signal behind it, about 1.3 s) nor computes it again, and gets the same number."""
+    code = "\n".join([
+        "import json, sys",
+        "from fedrates.solvers.privacy import noise_multiplier_for",
+        "z = noise_multiplier_for(2.0, 1e-5, 0.1, 30)",
+        "print(json.dumps({'z': z, 'imported': 'dp_accounting' in sys.modules}))",
+    ])
+    env = dict(os.environ, FEDRATES_CACHE=str(tmp_path))
+    runs = [json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                      check=True).stdout) for _ in range(2)]
+    assert runs[0]["imported"]  # the first process computes it with the accountant
+    assert not runs[1]["imported"]
+    assert runs[1]["z"] == runs[0]["z"]
