@@ -10,7 +10,6 @@ thousand generated expressions; and the covered refusals are checked not to impo
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
@@ -19,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _scripts import load_script
 
 from fedrates.bounds.parse import parse_number
 from fedrates.bounds.quickparse import Undecided, quick_number
@@ -132,10 +132,7 @@ def test_quick_parser_leaves_uncertain_signs_to_sympy():
 # ---- the CLI: both paths
 
 def _bad_input_table():
-    spec = importlib.util.spec_from_file_location("_bad_input_table", Path(__file__).with_name("test_bad_input.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(Path(__file__).with_name("test_bad_input.py"), "_bad_input_table")
 
 
 @pytest.fixture(scope="module")

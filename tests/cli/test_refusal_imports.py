@@ -8,12 +8,13 @@ Deterministic stand-ins for the latency targets (≤ 0.5 s per refusal, ≤ 1 s 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from _scripts import load_script
 
 HEAVY = ("numpy", "scipy", "pandas", "sympy", "pyarrow", "numba", "matplotlib", "cvxpy")
 
@@ -53,10 +54,7 @@ sys.stdout.write("RESULT" + json.dumps(out) + "\n")
 
 
 def _bad_input_table():
-    spec = importlib.util.spec_from_file_location("_bad_input_table", Path(__file__).with_name("test_bad_input.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(Path(__file__).with_name("test_bad_input.py"), "_bad_input_table")
 
 
 def _run(argvs, cwd, cache):

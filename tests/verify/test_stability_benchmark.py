@@ -4,21 +4,15 @@ with ``--json`` the per-seed verdicts are written after every seed and ``--resum
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "stability.py"
+from _scripts import BENCHMARKS, load_script
 
 
 @pytest.fixture()
 def stability():
-    spec = importlib.util.spec_from_file_location("stability_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(BENCHMARKS / "stability.py", "stability_script")
 
 
 def test_a_flip_is_reported_and_fails(stability, monkeypatch, tmp_path, capsys):

@@ -4,20 +4,13 @@ script's logic, not the claims, is under test)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "verify_wall.py"
+from _scripts import BENCHMARKS, load_script
 
 
 @pytest.fixture()
 def wall():
-    spec = importlib.util.spec_from_file_location("verify_wall_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(BENCHMARKS / "verify_wall.py", "verify_wall_script")
 
 
 def _stub(times: dict[tuple[str, bool], list[float]]):
