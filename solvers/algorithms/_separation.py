@@ -8,7 +8,9 @@
   node of that group.  Server-side subproblems cost no communication.
 * Randomness: coins and epoch lengths of replica r come from one server-side stream per replica,
   ``make_streams(seed_r, K).clients[0]`` — the stream of the first client, which the exact-gradient oracle never
-  uses — so :func:`simulate` and the generic runner give bit-identical results for equal seeds.
+  uses — so :func:`simulate` and the generic runner give bit-identical results for equal seeds.  A replica draws
+  only the coins it uses (an epoch that has ended draws none), so its run does not depend on the other seeds of
+  its batch.
 * Subproblems ``min_x ½xᵀMx − rᵀx`` (M symmetric positive definite when the instance's convexity preconditions
   hold) are solved ``exact`` (linear solve) or ``boundary``: x̄ = A* + s(c − A*) with c the prox centre and s ≤ 1
   chosen so that ‖∇A(x̄)‖² equals ``factor``·C‖c − A*‖² exactly — an iterative solver started at c and stopped
@@ -36,26 +38,31 @@ _BLOCK = 256
 
 
 class Coins:
-    """Uniform draws in [0, 1), one stream per replica, drawn in blocks (identical to one-at-a-time drawing)."""
+    """Uniform draws in [0, 1), one stream per replica, drawn in blocks (identical to one-at-a-time drawing).
+
+    Each replica keeps its own position in its stream: a draw restricted to some replicas (``draw``) leaves the
+    others' streams where they are, so a replica's numbers never depend on which replicas share its batch."""
 
     def __init__(self, gens: Sequence[np.random.Generator]) -> None:
         self.gens = list(gens)
         self._buf = np.empty((len(self.gens), _BLOCK))
-        self._pos = _BLOCK
+        self._pos = np.full(len(self.gens), _BLOCK, dtype=np.intp)
+        self._rows = np.arange(len(self.gens))
 
-    def uniform(self) -> np.ndarray:
-        """One uniform per replica: (R,)."""
-        if self._pos == _BLOCK:
-            for g, row in zip(self.gens, self._buf, strict=True):
-                g.random(out=row)
-            self._pos = 0
-        out = self._buf[:, self._pos].copy()
-        self._pos += 1
+    def uniform(self, draw: np.ndarray | None = None) -> np.ndarray:
+        """The next uniform of each replica's stream, (R,); with ``draw`` (bool (R,)) only the replicas marked
+        True take one (the others get NaN and their streams do not move)."""
+        take = np.ones(len(self.gens), dtype=bool) if draw is None else np.asarray(draw, dtype=bool)
+        for r in np.flatnonzero(take & (self._pos == _BLOCK)):
+            self.gens[r].random(out=self._buf[r])
+            self._pos[r] = 0
+        out = np.where(take, self._buf[self._rows, np.minimum(self._pos, _BLOCK - 1)], np.nan)
+        self._pos += take
         return out
 
-    def bernoulli(self, p: float) -> np.ndarray:
-        """Be(p) per replica (bool (R,))."""
-        return self.uniform() < p
+    def bernoulli(self, p: float, draw: np.ndarray | None = None) -> np.ndarray:
+        """Be(p) per replica (bool (R,)); ``draw`` as in :meth:`uniform` (False where no coin is drawn)."""
+        return self.uniform(draw) < p
 
     def geometric(self, q: float) -> np.ndarray:
         """Geom(q) on {1, 2, ...} per replica: ⌈ln U / ln(1 − q)⌉ with U = 1 − uniform ∈ (0, 1]."""

@@ -60,7 +60,7 @@ def epoch(x0: np.ndarray, sp: Any, coins: sep.Coins, p: float, q: float, theta: 
     x = x0.copy()
     for t in range(int(T.max(initial=0))):
         active = T > t
-        c = coins.bernoulli(p)
+        c = coins.bernoulli(p, active)  # a replica whose epoch has ended draws no coin
         diff = np.where(c[:, None], (sp.grad_f(x) - sp.grad_f1(x) - anchor_f) / p,
                         (sp.grad_g(x) - sp.grad_g1(x) - anchor_g) / (1 - p))
         e = diff + anchor

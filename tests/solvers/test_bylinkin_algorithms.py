@@ -132,6 +132,35 @@ def test_coins_follow_the_first_client_stream():
     assert np.array_equal(c.uniform(), [make_streams(s, 7).clients[0].random() for s in (5, 9)])
 
 
+def test_coins_drawn_for_some_replicas_leave_the_others_streams_in_place():
+    """Replica r's k-th drawn coin is the k-th uniform of its own stream, whichever replicas drew meanwhile (past
+    the 256-draw block too)."""
+    seeds = [5, 9, 2]
+    c = coins_for_seeds(seeds, 7)
+    masks = np.random.default_rng(0).random((700, 3)) < [0.9, 0.5, 0.1]
+    got = [[] for _ in seeds]
+    for mask in masks:
+        u = c.uniform(mask)
+        assert np.all(np.isnan(u[~mask]))
+        for r in np.flatnonzero(mask):
+            got[r].append(u[r])
+    for r, s in enumerate(seeds):
+        assert len(got[r]) == masks[:, r].sum()
+        assert np.array_equal(got[r], make_streams(s, 7).clients[0].random(len(got[r])))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_replica_does_not_depend_on_the_other_seeds_of_its_batch(inst, name):
+    """Seed 8 run beside three other seeds gives what it gives alone (the epochs of VRCS and AccVRCS end at
+    different inner steps in different replicas)."""
+    p, _ = inst
+    alg = algorithms.make(name)
+    together = simulate(alg, p, 25, [0, 8, 5, 2])
+    alone = simulate(alg, p, 25, [8])
+    np.testing.assert_allclose(alg.output(together)[1], alg.output(alone)[0], rtol=1e-12, atol=1e-14)
+    assert together["rounds_f"][1] == alone["rounds_f"][0] and together["rounds_g"][1] == alone["rounds_g"][0]
+
+
 def test_geometric_support_starts_at_one():
     c = coins_for_seeds(range(4000), 3)
     T = c.geometric(0.3)

@@ -146,10 +146,10 @@ _NOISE_FLOOR_INFO = ("the floor 4 sqrt(theta/mu) sigma^2 (8 for the printed Phi)
 _NONCONVEX = {"components": "indefinite", "perturbation": "mixed"}
 
 #: seeds of the δ_g-separation claims of VRCS/AccVRCS.  The fitted exponent of the hitting rounds in δ_g sits at
-#: −0.06 … +0.03 (the instance-dependent log factor) and its 95% bootstrap CI over 8 seeds was ±0.07 … ±0.11 wide,
+#: −0.06 … +0.02 (the instance-dependent log factor) and its 95% bootstrap CI over 8 seeds was ±0.07 … ±0.11 wide,
 #: so at 8 seeds a base seed could push one end past the ±0.15 band (inconclusive at quick base seeds 1 and 4).
-#: With 32 seeds the half-width is ≈ ±0.025: over quick base seeds 0..9 the widest excursion is [−0.082, −0.034]
-#: (VRCS, seed 9) and [0.007, 0.056] (AccVRCS, seed 8), 0.07 inside the band.
+#: With 32 seeds the half-width is ≈ ±0.025: over quick base seeds 0..9 the widest excursion is [−0.082, −0.029]
+#: (VRCS, seed 6) and [−0.066, −0.019] (AccVRCS, seed 4), 0.07 inside the band.
 _SEPARATION_SEEDS = {"quick": 32, "standard": 48, "full": 96}
 
 _PROP = {"dim": 8, "mu": 1e-3, "L": 1.0, "delta_f": 0.02, "delta_g": 0.5}

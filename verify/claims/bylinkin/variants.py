@@ -86,7 +86,7 @@ def _variant_classes() -> dict[str, Any]:
             T = coins.geometric(q)
             M = np.eye(x.shape[1]) / theta + sp.H1
             for i in range(int(T.max(initial=0))):
-                c = coins.bernoulli(p)
+                c = coins.bernoulli(p, T > i)
                 e = np.where(c[:, None], (sp.grad_f(x) - sp.grad_f1(x)) / p, (sp.grad_g(x) - sp.grad_g1(x)) / (1 - p))
                 x_new = np.linalg.solve(M, (x / theta - e + sp.b1).T).T
                 x = np.where((T > i)[:, None], x_new, x)

@@ -439,11 +439,11 @@ class ForcedEpochCoins:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
 
-    def uniform(self) -> np.ndarray:
-        return self.inner.uniform()
+    def uniform(self, draw: np.ndarray | None = None) -> np.ndarray:
+        return self.inner.uniform(draw)
 
-    def bernoulli(self, p: float) -> np.ndarray:
-        return self.inner.bernoulli(p)
+    def bernoulli(self, p: float, draw: np.ndarray | None = None) -> np.ndarray:
+        return self.inner.bernoulli(p, draw)
 
     def geometric(self, q: float) -> np.ndarray:
         return np.ones(len(self.inner.gens), dtype=np.int64)
