@@ -18,7 +18,8 @@ exact constants, algorithms), ``fedrates.bounds`` (theorems as sympy data and th
 * claims: :class:`Claim` (subclass it), the builders :class:`RateClaim`, :class:`BoundClaim`, :class:`ExactClaim`,
   :class:`LimitClaim`, :class:`ContractionClaim`, :class:`ComparisonClaim`, :func:`erratum_claim` (with
   :class:`BuiltClaim` and :class:`Instance`, :mod:`fedrates.verify.builders`), :class:`BrokenVariant`;
-* checking: :func:`check` (one claim → its verdict), :func:`assert_rate`, :func:`assert_bound` (in tests).
+* checking: :func:`check` (one claim → its verdict), :func:`assert_rate`, :func:`assert_bound`,
+  :func:`assert_seeds_independent` (a claim's records of a seed do not depend on its batch; in tests).
 
 Importing ``fedrates`` itself is cheap (no numpy, sympy or pandas): every name above and the subpackages load on
 first attribute access.
@@ -63,6 +64,7 @@ _API: dict[str, str] = {
     "check": "fedrates.verify",
     "assert_rate": "fedrates.verify.conformance",
     "assert_bound": "fedrates.verify.conformance",
+    "assert_seeds_independent": "fedrates.verify.seed_batches",
 }
 
 _SUBPACKAGES = frozenset({"solvers", "bounds", "verify", "reports"})
@@ -73,6 +75,7 @@ __all__ = [
     "Algorithm", "RoundContext", "hyper", "register", "Family", "Param", "Problem", "DenseQuadratic",
     "Claim", "BrokenVariant", "BuiltClaim", "Instance", "RateClaim", "BoundClaim", "ExactClaim", "LimitClaim",
     "ContractionClaim", "ComparisonClaim", "erratum_claim", "check", "assert_rate", "assert_bound",
+    "assert_seeds_independent",
 ]
 
 if TYPE_CHECKING:  # the names as static type checkers and IDEs see them
@@ -98,6 +101,7 @@ if TYPE_CHECKING:  # the names as static type checkers and IDEs see them
     )
     from fedrates.verify.claims.base import Claim
     from fedrates.verify.conformance import assert_bound, assert_rate
+    from fedrates.verify.seed_batches import assert_seeds_independent
     from fedrates.verify.variants import BrokenVariant
 
 

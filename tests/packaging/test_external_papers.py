@@ -146,7 +146,7 @@ def test_new_package_installs_verifies_and_passes_its_own_tests(tmp_path):
     env = _install(package, tmp_path)
     verdicts = _verify(paper_id, env, tmp_path)
     assert [(v["claim"], v["verdict"]) for v in verdicts] == [(f"{paper_id}.thm1.bound", "pass")]
-    assert "2 passed" in _pytest(tmp_path / "src" / paper_id, env, tmp_path)
+    assert "3 passed" in _pytest(tmp_path / "src" / paper_id, env, tmp_path)
     # once installed, the id is taken
     proc = _run([sys.executable, "-m", "fedrates", "new", paper_id, "--dir", str(tmp_path / "again")], env, tmp_path)
     assert proc.returncode == 2 and "already taken by an installed paper" in proc.stderr
@@ -164,4 +164,4 @@ def test_example_paper_installs_verifies_and_passes_its_own_tests(tmp_path):
         "momentum_rates.hb_bound.kappa10": "pass",
         "momentum_rates.hb_bound.kappa1000": "pass",
     }
-    assert "13 passed" in _pytest(tmp_path / "src" / EXAMPLE.name, env, tmp_path)
+    assert "18 passed" in _pytest(tmp_path / "src" / EXAMPLE.name, env, tmp_path)

@@ -312,7 +312,7 @@ VARIANTS = (
 _TEST = '''\
 \"\"\"The paper's own tests: the claim passes on the algorithm and fails on the broken variant.\"\"\"
 
-from fedrates import check
+from fedrates import assert_seeds_independent, check
 
 from PAPERID.claims import CLAIMS
 from PAPERID.variants import VARIANTS
@@ -321,6 +321,11 @@ from PAPERID.variants import VARIANTS
 def test_the_claim_passes():
     for claim in CLAIMS:
         assert check(claim)["verdict"] == "pass"
+
+
+def test_a_seed_does_not_depend_on_the_seeds_beside_it():
+    for claim in CLAIMS:
+        assert_seeds_independent(claim)
 
 
 def test_the_broken_variant_fails():

@@ -9,7 +9,7 @@ from momentum_rates.algorithms import HeavyBall, Nesterov
 from momentum_rates.theory import HEAVY_BALL, NESTEROV
 from momentum_rates.variants import VARIANTS
 
-from fedrates import check
+from fedrates import assert_seeds_independent, check
 
 CLAIMS = {claim.id: claim for claim in mc.CLAIMS}
 
@@ -30,6 +30,11 @@ def test_closed_forms_are_the_spectral_radii_of_the_iteration_matrices(kappa):
 @pytest.mark.parametrize("claim_id", sorted(CLAIMS))
 def test_every_claim_passes(claim_id):
     assert check(CLAIMS[claim_id])["verdict"] == "pass"
+
+
+@pytest.mark.parametrize("claim_id", sorted(CLAIMS))
+def test_a_seed_does_not_depend_on_the_seeds_beside_it(claim_id):
+    assert_seeds_independent(CLAIMS[claim_id])
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.id)

@@ -252,8 +252,19 @@ def _gap(problem: Any, consts: dict, X: np.ndarray) -> np.ndarray:
 def _g2(problem: Any, run: Run) -> float:
     """A-posteriori G²: max over visited (t, k, i, replica) of ‖∇f_i(query point)‖² + σ² (Assumption 3 at the
     points where gradients are taken: w for FedProx, the perturbed w̃ for PFL)."""
-    G = problem.client_gradients(run.queries)
-    return float(np.max(np.sum(G * G, axis=-1))) + float(problem.noise_std) ** 2
+    return float(np.max(_g2_per_replica(problem, run)))
+
+
+def _g2_per_replica(problem: Any, run: Run) -> np.ndarray:
+    """:func:`_g2` of each replica's own visited points, (R,): a seed's value does not depend on the seeds run
+    beside it (the claims take the max over all seeds when they judge)."""
+    G = problem.client_gradients(run.queries)  # (T, E, R, K, d)
+    return np.max(np.sum(G * G, axis=-1), axis=(0, 1, 3)) + float(problem.noise_std) ** 2
+
+
+def _reach_per_replica(run: Run, centre: np.ndarray, radius: float) -> np.ndarray:
+    """max over each replica's visited query points of ‖query − centre‖/radius, (R,)."""
+    return np.max(np.linalg.norm(run.queries - centre, axis=-1), axis=(0, 1, 3)) / radius
 
 
 def _ball_g2(problem: Any, consts: dict, w0: np.ndarray) -> tuple[float, float]:

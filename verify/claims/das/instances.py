@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -207,7 +208,7 @@ def closed_form_local(alg: Any, inst: Instance) -> Any:
     """``alg`` (its own class: transform, noise, aggregation, server step and output unchanged) with the local
     phase — E exact GD steps from w_k — replaced by its closed form u_i = P_i(w_k − c_i) in low rank, so that
     paper-size runs (n = 100, d = 200, E = 20, K = 500) take seconds.  Claims that use it check that it agrees with
-    the algorithm's own local phase (:func:`local_phase_error`): a class whose local phase differs fails there."""
+    the algorithm's own local phase (:func:`local_phase_errors`): a class whose local phase differs fails there."""
     B, s = local_basis(inst, alg.step, alg.local_steps)
     n, d, m = B.shape
     Bt = np.ascontiguousarray(np.swapaxes(B, 1, 2))  # (n, m, d)
@@ -225,12 +226,13 @@ def closed_form_local(alg: Any, inst: Instance) -> Any:
     return ClosedFormLocal(**{f.name: getattr(alg, f.name) for f in dataclasses.fields(alg)})
 
 
-def local_phase_error(alg: Any, fast: Any, inst: Instance, seed: int, w0: np.ndarray) -> float:
-    """max relative difference of w_1 between ``alg`` (its own E local steps) and ``fast`` (closed form), one
-    round from ``w0`` with the same seed (hence the same noise)."""
-    a = trajectory(alg, inst, 1, [seed], w0)["X"][:, 1]
-    b = trajectory(fast, inst, 1, [seed], w0)["X"][:, 1]
-    return float(np.max(np.abs(a - b)) / (1.0 + np.max(np.abs(a))))
+def local_phase_errors(alg: Any, fast: Any, inst: Instance, seeds: Sequence[int], w0: np.ndarray) -> np.ndarray:
+    """Per seed, max relative difference of w_1 between ``alg`` (its own E local steps) and ``fast`` (closed form),
+    one round from ``w0`` with the same seed (hence the same noise): (len(seeds),)."""
+    a = trajectory(alg, inst, 1, list(seeds), w0)["X"][:, 1]
+    b = trajectory(fast, inst, 1, list(seeds), w0)["X"][:, 1]
+    a, b = a.reshape(len(seeds), -1), b.reshape(len(seeds), -1)
+    return np.max(np.abs(a - b), axis=1) / (1.0 + np.max(np.abs(a), axis=1))
 
 
 # ---- instances used by the claims -----------------------------------------------------------------------------

@@ -54,7 +54,7 @@ from fedrates.verify.claims.das.instances import (
     instance,
     light_constants,
     local_basis,
-    local_phase_error,
+    local_phase_errors,
     norm_ref,
     trajectory,
 )
@@ -148,8 +148,8 @@ class FigureOne(_DasClaim):
         frames = [_records(self, index, point, list(seeds), {"objective_gap": inst.gap(X)}, index=rounds)]
         extra = dict(self.extra_metrics(inst, point, X))
         if point["panel"] == 0:
-            err = local_phase_error(alg, fast, inst, int(seeds[0]), w0)
-            extra["local_phase_error"] = (np.full((len(seeds), 1), err), np.array([1]))
+            errors = local_phase_errors(alg, fast, inst, [int(s) for s in seeds], w0)  # each seed its own
+            extra["local_phase_error"] = (errors[:, None], np.array([1]))
         for name, (vals, idx) in extra.items():
             frames.append(_records(self, index, point, list(seeds), {name: vals}, index=idx))
         out = pd.concat(frames, ignore_index=True)
