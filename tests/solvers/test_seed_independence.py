@@ -69,7 +69,9 @@ DETERMINISTIC = {"aeg", "c_acc_extragradient", "pfl"}
 
 
 def test_every_registered_algorithm_is_covered():
-    assert set(CASES) == set(algorithms.names())
+    """Every algorithm fedrates registers (other tests register algorithms of their own)."""
+    builtin = {n for n in algorithms.names() if algorithms.get(n).__module__.startswith("fedrates.solvers.")}
+    assert set(CASES) == builtin
 
 
 @pytest.mark.filterwarnings("ignore")
