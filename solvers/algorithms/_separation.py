@@ -48,16 +48,46 @@ class Coins:
         self._buf = np.empty((len(self.gens), _BLOCK))
         self._pos = np.full(len(self.gens), _BLOCK, dtype=np.intp)
         self._rows = np.arange(len(self.gens))
+        self._calls_left = 0  # calls before some replica can reach the end of its block (every call moves ≤ 1)
+
+    def _refill(self) -> None:
+        """Draw the next block of every replica whose block is used up (the same numbers as drawing on demand)."""
+        for r in np.flatnonzero(self._pos == _BLOCK):
+            self.gens[r].random(out=self._buf[r])
+            self._pos[r] = 0
+        self._calls_left = _BLOCK - int(self._pos.max(initial=0))
 
     def uniform(self, draw: np.ndarray | None = None) -> np.ndarray:
         """The next uniform of each replica's stream, (R,); with ``draw`` (bool (R,)) only the replicas marked
         True take one (the others get NaN and their streams do not move)."""
-        take = np.ones(len(self.gens), dtype=bool) if draw is None else np.asarray(draw, dtype=bool)
-        for r in np.flatnonzero(take & (self._pos == _BLOCK)):
-            self.gens[r].random(out=self._buf[r])
-            self._pos[r] = 0
-        out = np.where(take, self._buf[self._rows, np.minimum(self._pos, _BLOCK - 1)], np.nan)
-        self._pos += take
+        if self._calls_left <= 0:
+            self._refill()
+        self._calls_left -= 1
+        out = self._buf[self._rows, self._pos]
+        if draw is None:
+            self._pos += 1
+        else:
+            take = np.asarray(draw, dtype=bool)
+            out[~take] = np.nan
+            self._pos += take
+        return out
+
+    def take(self, counts: np.ndarray) -> np.ndarray:
+        """The next ``counts[r]`` uniforms of each replica r's stream at once, (R, max counts), NaN past
+        ``counts[r]``: the numbers of ``counts[r]`` calls of :meth:`uniform` that mark replica r."""
+        counts = np.asarray(counts, dtype=np.intp)
+        out = np.full((len(self.gens), int(counts.max(initial=0))), np.nan)
+        for r in np.flatnonzero(counts > 0):
+            need, filled = int(counts[r]), 0
+            while filled < need:
+                if self._pos[r] == _BLOCK:
+                    self.gens[r].random(out=self._buf[r])
+                    self._pos[r] = 0
+                k = min(need - filled, _BLOCK - int(self._pos[r]))
+                out[r, filled:filled + k] = self._buf[r, self._pos[r]:self._pos[r] + k]
+                self._pos[r] += k
+                filled += k
+        self._calls_left = 0  # positions moved by more than one: look for used-up blocks before the next draw
         return out
 
     def bernoulli(self, p: float, draw: np.ndarray | None = None) -> np.ndarray:

@@ -72,6 +72,36 @@ def test_vrcs_single_step_epoch_is_the_exact_proximal_step(inst):
     assert np.all(st["rounds_f"] + st["rounds_g"] == 3)  # anchor with both groups + one single-group round
 
 
+def test_vrcs_epoch_equals_the_pseudo_code_step_by_step(inst):
+    """One epoch of Algorithm 2 by hand, replica by replica (T ~ Geom(q), then one coin per inner step, each step a
+    linear solve), against the implementation's epoch (whose exact steps are one affine map per coin)."""
+    from fedrates.solvers.algorithms.vrcs import epoch
+
+    p, sp = inst
+    t = algorithms.make("vrcs", p=0.5, q=0.25).tuning(sp)  # both coins often, epochs of about four steps
+    seeds = [2, 9, 4, 11, 6, 13, 8]
+    x0 = np.random.default_rng(1).standard_normal((len(seeds), p.dim))
+    rf, rg = np.zeros(len(seeds), np.int64), np.zeros(len(seeds), np.int64)
+    x = epoch(x0, sp, coins_for_seeds(seeds, p.clients), t["p"], t["q"], t["theta"], "exact", 1.0, rf, rg)
+    M = np.eye(p.dim) / t["theta"] + sp.H1
+    lengths = coins_for_seeds(seeds, p.clients).geometric(t["q"])
+    for r, s in enumerate(seeds):
+        u = make_streams(s, p.clients).clients[0].random(1 + lengths[r])[1:]  # the first uniform set T_r
+        a = x0[r]
+        anchor_f = (sp.A_f - sp.A_f1) @ a - (sp.b_f - sp.b_f1)
+        anchor_g = (sp.A_g - sp.A_g1) @ a - (sp.b_g - sp.b_g1)
+        xr = a.copy()
+        for coin in u < t["p"]:
+            if coin:
+                xi = ((sp.A_f - sp.A_f1) @ xr - (sp.b_f - sp.b_f1) - anchor_f) / t["p"]
+            else:
+                xi = ((sp.A_g - sp.A_g1) @ xr - (sp.b_g - sp.b_g1) - anchor_g) / (1 - t["p"])
+            xr = np.linalg.solve(M, xr / t["theta"] - (xi + anchor_f + anchor_g) + sp.b1)
+        np.testing.assert_allclose(x[r], xr, rtol=1e-10, atol=1e-12)
+        assert rf[r] == 1 + np.sum(u < t["p"]) and rg[r] == 1 + np.sum(u >= t["p"])
+    assert lengths.max() > 3 and len(set(lengths.tolist())) > 1  # epochs of several lengths were compared
+
+
 def test_acc_vrcs_gradient_mapping_sign(inst):
     # with T = 1 and exact subproblems, the proof's G/q = (x − y)/θ − t_k equals ∇h(y_{k+1}) exactly
     p, sp = inst
@@ -147,6 +177,28 @@ def test_coins_drawn_for_some_replicas_leave_the_others_streams_in_place():
     for r, s in enumerate(seeds):
         assert len(got[r]) == masks[:, r].sum()
         assert np.array_equal(got[r], make_streams(s, 7).clients[0].random(len(got[r])))
+
+
+def test_coins_taken_in_runs_are_the_numbers_drawn_one_at_a_time():
+    """take(counts) hands replica r its next counts[r] uniforms, interleaved with single draws, across blocks."""
+    seeds = [4, 7, 1]
+    c = coins_for_seeds(seeds, 5)
+    rng = np.random.default_rng(3)
+    got = [[] for _ in seeds]
+    for _ in range(60):
+        if rng.random() < 0.5:
+            counts = rng.integers(0, 40, size=3)
+            U = c.take(counts)
+            assert U.shape == (3, counts.max())
+            for r, n in enumerate(counts):
+                assert np.all(np.isnan(U[r, n:]))
+                got[r].extend(U[r, :n])
+        else:
+            u = c.uniform()
+            for r in range(3):
+                got[r].append(u[r])
+    for r, s in enumerate(seeds):
+        assert np.array_equal(got[r], make_streams(s, 5).clients[0].random(len(got[r])))
 
 
 @pytest.mark.parametrize("name", NAMES)

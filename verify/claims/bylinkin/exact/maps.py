@@ -445,6 +445,9 @@ class ForcedEpochCoins:
     def bernoulli(self, p: float, draw: np.ndarray | None = None) -> np.ndarray:
         return self.inner.bernoulli(p, draw)
 
+    def take(self, counts: np.ndarray) -> np.ndarray:
+        return self.inner.take(counts)
+
     def geometric(self, q: float) -> np.ndarray:
         return np.ones(len(self.inner.gens), dtype=np.int64)
 
