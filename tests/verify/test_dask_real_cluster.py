@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from _dask_processes import kill, start_scheduler, start_worker
 
 pytest.importorskip("distributed", reason="distributed is not installed (pip install 'fedrates[dask]')")
 
@@ -24,22 +23,6 @@ pytestmark = pytest.mark.integration
 #: three claims, 15 points, the first ones the slowest: when the first point is cached the sweep still has work left
 #: on the one worker (a sweep of short points only could finish before the kill on an idle machine)
 CLAIMS = "bao.thm2.1/*"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _spawn(args: list[str], log: Path, env: dict) -> subprocess.Popen:
-    return subprocess.Popen(args, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env, start_new_session=True)
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=60)
 
 
 def _cached(out: Path) -> list[Path]:
@@ -51,29 +34,15 @@ def cluster(tmp_path):
     """(address, scheduler process, worker process, environment) of a one-worker cluster on this machine."""
     env = {**os.environ, "FEDRATES_CACHE": str(tmp_path / "user-cache"), "FEDRATES_DASK_WAIT": "3",
            "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    module = [sys.executable, "-m"]
-    scheduler = _spawn([*module, "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
-                        "--no-dashboard"], tmp_path / "scheduler.log", env)
+    address, scheduler = start_scheduler(tmp_path / "scheduler.log", env)
     worker = None
     try:
-        deadline = time.monotonic() + 60
-        while True:  # the scheduler listens
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or scheduler.poll() is not None:
-                    pytest.fail(f"dask scheduler did not start: {(tmp_path / 'scheduler.log').read_text()[-2000:]}")
-                time.sleep(0.3)
-        worker = _spawn([*module, "distributed.cli.dask_worker", address, "--nthreads", "1", "--nworkers", "1",
-                         "--no-nanny", "--no-dashboard"], tmp_path / "worker.log", env)
+        worker = start_worker(address, tmp_path / "worker.log", env)
         yield address, scheduler, worker, env
     finally:
         for proc in (worker, scheduler):
             if proc is not None:
-                _kill(proc)
+                kill(proc)
 
 
 def _verify(address: str, out: Path, env: dict, executor: str = "dask") -> subprocess.Popen:
@@ -98,7 +67,7 @@ def test_a_cluster_lost_mid_run_ends_in_one_line_and_keeps_what_finished(cluster
             run.kill()
             pytest.fail("no sweep point finished on the cluster within 600 s")
         time.sleep(0.2)
-    _kill(scheduler if lost == "scheduler" else worker)
+    kill(scheduler if lost == "scheduler" else worker)
     try:
         _, err = run.communicate(timeout=300)
     except subprocess.TimeoutExpired:
