@@ -310,9 +310,7 @@ def dask(scheduler: str | None = None) -> Callable[[int], contextlib.AbstractCon
                                      f"workers with: dask worker {scheduler} --nthreads 1") from None
                 active_client, where = client, str(scheduler)
             else:
-                cluster = stack.enter_context(distributed.LocalCluster(
-                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None))
-                active_client = stack.enter_context(distributed.Client(cluster))
+                cluster, active_client = _start_local_cluster(distributed, jobs, stack)
                 where = "the local cluster"
             pool = _Watched(active_client.get_executor(pure=False), active_client, wait, where)
             try:
@@ -323,6 +321,34 @@ def dask(scheduler: str | None = None) -> Callable[[int], contextlib.AbstractCon
                 raise InputError(pool.failure)
 
     return factory
+
+
+#: attempts at starting a local Dask cluster: distributed waits 10 s for the event loop thread of a cluster or client
+#: to start, which a busy machine can exceed once
+LOCAL_CLUSTER_ATTEMPTS = 2
+
+
+def _start_local_cluster(distributed: Any, jobs: int, stack: contextlib.ExitStack) -> tuple[Any, Any]:
+    """A ``LocalCluster`` of ``jobs`` single-threaded worker processes and its client, closed with ``stack``; a
+    cluster that fails to start is tried again (:data:`LOCAL_CLUSTER_ATTEMPTS` in all), then the run stops with one
+    line naming the failure (the sweep has not started: nothing is lost)."""
+    failure = ""
+    for _ in range(LOCAL_CLUSTER_ATTEMPTS):
+        attempt = contextlib.ExitStack()
+        try:
+            cluster = attempt.enter_context(distributed.LocalCluster(
+                n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None))
+            client = attempt.enter_context(distributed.Client(cluster))
+        except Exception as exc:  # noqa: BLE001 - distributed's start-up failures (AssertionError, TimeoutError, ...)
+            _quietly(attempt.close)
+            reason = str(exc).splitlines()[0][:160] if str(exc) else ""
+            failure = f"{type(exc).__name__}{': ' + reason if reason else ''}"
+            continue
+        stack.push(attempt.pop_all())
+        return cluster, client
+    raise InputError(f"the local Dask cluster of {jobs} worker(s) did not start ({failure}) after "
+                     f"{LOCAL_CLUSTER_ATTEMPTS} attempts; try again, use --executor local, or start a scheduler "
+                     f"and workers and pass --scheduler")
 
 
 @contextlib.contextmanager

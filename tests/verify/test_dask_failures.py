@@ -159,3 +159,67 @@ def test_a_healthy_cluster_is_left_alone():
         finally:
             pool.close()
     assert pool.failure is None
+
+
+class _FakeLocalCluster:
+    """Stands for ``distributed.LocalCluster``: the first ``failures`` clusters fail to start as distributed's
+    event-loop start does on a busy machine (an AssertionError after its 10 s wait)."""
+
+    failures = 0
+    started: list[_FakeLocalCluster] = []
+    closed = 0
+
+    def __init__(self, **kwargs) -> None:
+        type(self).started.append(self)
+        if len(type(self).started) <= type(self).failures:
+            raise AssertionError
+        self.kwargs = kwargs
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        type(self).closed += 1
+
+
+class _FakeLocalClient(_FakeClient):
+    def __init__(self, cluster) -> None:
+        super().__init__()
+        self.cluster = cluster
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def get_executor(self, pure: bool):
+        return ThreadPoolExecutor(1)
+
+
+@pytest.fixture
+def fake_local_cluster(monkeypatch):
+    import distributed
+
+    monkeypatch.setattr(_FakeLocalCluster, "started", [])
+    monkeypatch.setattr(_FakeLocalCluster, "closed", 0)
+    monkeypatch.setattr(distributed, "LocalCluster", _FakeLocalCluster)
+    monkeypatch.setattr(distributed, "Client", _FakeLocalClient)
+    return _FakeLocalCluster
+
+
+def test_a_local_cluster_that_fails_to_start_once_is_started_again(fake_local_cluster, monkeypatch):
+    monkeypatch.setattr(fake_local_cluster, "failures", 1)
+    with executors.make("dask")(2) as pool:
+        assert pool.submit(int, "7").result(timeout=30) == 7
+    assert len(fake_local_cluster.started) == 2 and fake_local_cluster.started[1].kwargs["n_workers"] == 2
+    assert fake_local_cluster.closed == 1  # the cluster that started, closed with the run
+
+
+def test_a_local_cluster_that_never_starts_is_one_line(fake_local_cluster, monkeypatch):
+    monkeypatch.setattr(fake_local_cluster, "failures", 99)
+    with pytest.raises(InputError, match=r"the local Dask cluster of 2 worker\(s\) did not start \(AssertionError\) "
+                                         r"after 2 attempts; try again, use --executor local") as info:
+        with executors.make("dask")(2):
+            pass
+    assert len(fake_local_cluster.started) == executors.LOCAL_CLUSTER_ATTEMPTS == 2 and "\n" not in str(info.value)
