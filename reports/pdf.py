@@ -35,6 +35,7 @@ from typing import Any
 
 import matplotlib
 import pandas as pd
+from matplotlib.artist import Artist
 from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
 
@@ -309,10 +310,29 @@ def _paper_page(records: pd.DataFrame, verdict: Mapping[str, Any]) -> tuple[Figu
     return fig, ""
 
 
-def _axes_svg(fig: Figure, ax: Any) -> str:
-    """The part of a drawn page inside ``ax``'s tight box (tick and axis labels, legend) as SVG, for the HTML
-    report: the same figure, not drawn a second time from the records."""
-    box = ax.get_tightbbox().transformed(fig.dpi_scale_trans.inverted()).padded(0.08)
+class _TightBox(Artist):
+    """Drawn last on a page, drawing nothing: the tight box of ``ax`` (tick and axis labels, legend), in inches,
+    measured by the renderer that has just drawn the page (:attr:`box`). That renderer has every text of the axes
+    measured already; asked afterwards, the figure would lay the axes out again with a renderer of its own (about
+    a tenth of a page's drawing)."""
+
+    def __init__(self, ax: Any) -> None:
+        super().__init__()
+        self.ax = ax
+        self.box: Any = None
+        self.set_zorder(1e9)
+
+    def draw(self, renderer: Any) -> None:
+        self.box = self.ax.get_tightbbox(renderer).transformed(self.ax.figure.dpi_scale_trans.inverted())
+
+
+def _axes_svg(fig: Figure, ax: Any, box: Any = None) -> str:
+    """The part of a drawn page inside ``ax``'s tight box (tick and axis labels, legend; ``box`` in inches when the
+    page's drawing measured it, :class:`_TightBox`) as SVG, for the HTML report: the same figure, not drawn a
+    second time from the records."""
+    if box is None:
+        box = ax.get_tightbbox().transformed(fig.dpi_scale_trans.inverted())
+    box = box.padded(0.08)
     for text in fig.texts:  # the page's header and body: outside the box, and in the HTML report as text already
         text.set_visible(False)
     return figures.to_svg(fig, bbox_inches=box)
@@ -363,9 +383,11 @@ def draw_pages(rows: pd.DataFrame, paper: pd.DataFrame, verdict: Mapping[str, An
     with matplotlib.rc_context(_STYLE), pdf_fonts.deferred_subsets():  # fonts subset once, for the whole report
         with PdfPages(buf, metadata={"CreationDate": None}) as pdf:
             fig, ax, entry["note"] = _claim_page(rows, verdict)
+            probe = fig.add_artist(_TightBox(ax)) if ax is not None else None
             pdf.savefig(fig)
-            if ax is not None:
-                entry["svg"] = _axes_svg(fig, ax)
+            if probe is not None:
+                probe.remove()
+                entry["svg"] = _axes_svg(fig, ax, probe.box)
             fig.clear()
             paper_fig, entry["paper_note"] = _paper_page(paper, verdict)
             if paper_fig is not None:
