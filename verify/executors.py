@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
@@ -336,8 +337,10 @@ def _start_local_cluster(distributed: Any, jobs: int, stack: contextlib.ExitStac
     for _ in range(LOCAL_CLUSTER_ATTEMPTS):
         attempt = contextlib.ExitStack()
         try:
-            cluster = attempt.enter_context(distributed.LocalCluster(
-                n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None))
+            with warnings.catch_warnings():  # the scheduler's HTTP port taken (another cluster): it takes another
+                warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+                cluster = attempt.enter_context(distributed.LocalCluster(
+                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None))
             client = attempt.enter_context(distributed.Client(cluster))
         except Exception as exc:  # noqa: BLE001 - distributed's start-up failures (AssertionError, TimeoutError, ...)
             _quietly(attempt.close)

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -171,6 +172,8 @@ class _FakeLocalCluster:
 
     def __init__(self, **kwargs) -> None:
         type(self).started.append(self)
+        warnings.warn("Port 8787 is already in use.\nPerhaps you already have a cluster running?", UserWarning,
+                      stacklevel=2)  # as distributed's scheduler says when another cluster has its HTTP port
         if len(type(self).started) <= type(self).failures:
             raise AssertionError
         self.kwargs = kwargs
@@ -210,8 +213,11 @@ def fake_local_cluster(monkeypatch):
 
 def test_a_local_cluster_that_fails_to_start_once_is_started_again(fake_local_cluster, monkeypatch):
     monkeypatch.setattr(fake_local_cluster, "failures", 1)
-    with executors.make("dask")(2) as pool:
-        assert pool.submit(int, "7").result(timeout=30) == 7
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        with executors.make("dask")(2) as pool:
+            assert pool.submit(int, "7").result(timeout=30) == 7
+    assert not [str(w.message) for w in shown]  # distributed's port warning is not the user's business
     assert len(fake_local_cluster.started) == 2 and fake_local_cluster.started[1].kwargs["n_workers"] == 2
     assert fake_local_cluster.closed == 1  # the cluster that started, closed with the run
 
