@@ -166,10 +166,15 @@ def connect(scheduler: str, timeout: float = CONNECT_TIMEOUT) -> Any:
         with dask.config.set({"distributed.comm.timeouts.connect": f"{timeout:g}s"}):
             return distributed.Client(scheduler, timeout=f"{timeout:g}s", set_as_default=False)
     except Exception as exc:  # noqa: BLE001 - refused, unreachable, not Dask (a garbage frame length): one line
-        reason = str(exc).splitlines()[0][:160] if str(exc) else ""
         raise InputError(f"--scheduler '{shown(scheduler)}': no Dask scheduler answered there within {timeout:g} s "
-                         f"({type(exc).__name__}{': ' + reason if reason else ''}); expected the address printed by "
-                         f"'dask scheduler', e.g. tcp://host:8786") from None
+                         f"({_one_line(exc)}); expected the address printed by 'dask scheduler', e.g. "
+                         f"tcp://host:8786") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    """``Type: first line of the message`` (at most 160 characters of it), or ``Type`` alone."""
+    reason = str(exc).splitlines()[0][:160] if str(exc) else ""
+    return f"{type(exc).__name__}{': ' + reason if reason else ''}"
 
 
 def _ended_here(outer: Future, inner: Future) -> None:
@@ -344,8 +349,7 @@ def _start_local_cluster(distributed: Any, jobs: int, stack: contextlib.ExitStac
             client = attempt.enter_context(distributed.Client(cluster))
         except Exception as exc:  # noqa: BLE001 - distributed's start-up failures (AssertionError, TimeoutError, ...)
             _quietly(attempt.close)
-            reason = str(exc).splitlines()[0][:160] if str(exc) else ""
-            failure = f"{type(exc).__name__}{': ' + reason if reason else ''}"
+            failure = _one_line(exc)
             continue
         stack.push(attempt.pop_all())
         return cluster, client
