@@ -76,7 +76,8 @@ class NoiseBuffer:
         self.rounds_left: int | None = None
 
     def next(self) -> np.ndarray:
-        """The next round's draws (R, n, d)."""
+        """The next round's draws (R, n, d): a view of the buffer, valid until the next call (the caller scales it
+        into a new array at once, :meth:`DPFedAvgClip.draw_noise`)."""
         if self.pos == self.filled:
             left = self.rounds_left
             self.filled = self.block if left is None else max(1, min(self.block, int(left)))
@@ -84,7 +85,7 @@ class NoiseBuffer:
                 for i, g in enumerate(row):
                     g.standard_normal(out=self.buf[r, i, :self.filled])
             self.pos = 0
-        out = self.buf[:, :, self.pos].copy()
+        out = self.buf[:, :, self.pos]
         self.pos += 1
         return out
 
