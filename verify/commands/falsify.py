@@ -59,6 +59,26 @@ def run(args: argparse.Namespace) -> int:
     point_text = args.point
     if point_text is not None and len(point_text) > MAX_POINT:
         raise InputError(f"--point is too long ({len(point_text)} characters; at most {MAX_POINT})")
+    from fedrates.verify.commands._falsify_index import falsify_index, indexed_target
+
+    index = falsify_index(build=False)  # a refusal writes nothing: the table is stored after a run that did not refuse
+    quick = indexed_target(index, args.theorem, args.algorithm) if index is not None and point_text is not None \
+        else None
+    if quick is not None:
+        parse_point(point_text, quick)  # a malformed point is refused before the targets are imported
+        if args.seeds is not None:  # and then its seeds, as the rerun checks them
+            from fedrates.verify.commands._common import seeds_of
+
+            seeds_of(None, args.seeds)
+    code = _checked_run(args, budget)
+    if index is None:
+        falsify_index(build=True)
+    return code
+
+
+def _checked_run(args: argparse.Namespace, budget: int | None) -> int:
+    """The command once its numbers are checked: the theorem, its target and PEP cases, then the search, or the
+    rerun of ``--point``."""
     from fedrates.bounds import catalog
     from fedrates.verify import falsify, pep
 

@@ -13,6 +13,7 @@ conditions, 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import time
@@ -58,6 +59,22 @@ def _prepare_out(path: str) -> Path:
     return out
 
 
+def _check_out_names(path: str) -> None:
+    """Refuse an ``--out`` with a component longer than its file system allows, as creating it would (the same
+    line as :func:`_prepare_out`), before the claims are imported; anything else is left to the creation."""
+    parts = Path(path).absolute().parts
+    for i, part in enumerate(parts[1:], start=1):
+        parent = Path(*parts[:i])
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        try:
+            limit = os.pathconf(parent, "PC_NAME_MAX")
+        except (OSError, ValueError):
+            return
+        if len(os.fsencode(part)) > limit:
+            raise InputError(f"output directory '{path}' is not writable ({os.strerror(errno.ENAMETOOLONG)})")
+
+
 def main(args: argparse.Namespace) -> int:
     if args.profile not in PROFILES:
         raise InputError(f"unknown profile '{args.profile}'; expected one of: {', '.join(PROFILES)}")
@@ -68,6 +85,7 @@ def main(args: argparse.Namespace) -> int:
 
     pool = executors.make(args.executor, args.scheduler)  # a factory: nothing is started until the sweep runs
     check_only(args.only)  # a pattern matching no stored claim id is refused before the registry is imported
+    _check_out_names(args.out)  # and an --out no file system can hold
     from fedrates.verify import claims as claim_registry
 
     selected = claim_registry.select(args.only)
