@@ -1,5 +1,5 @@
-"""``fedrates verify --out`` with a name no file system holds is refused before the claims (and numpy) are
-imported, with the line the creation of the folder gives (compared here), and nothing is created."""
+"""``fedrates verify --out`` with a name no file system holds is refused before the claims are selected (and
+imported), with the line the creation of the folder gives (compared here), and nothing is created."""
 
 from __future__ import annotations
 
@@ -9,16 +9,20 @@ import sys
 
 _RUNNER = r"""
 import json, sys
+from fedrates.verify import claims
 from fedrates.verify.cli import main
 from fedrates.verify.commands import verify
 argv, skip = json.load(sys.stdin)
 if skip:
     verify._check_out_names = lambda path: None
+selected = []
+select = claims.select
+claims.select = lambda *args, **kwargs: selected.append(1) or select(*args, **kwargs)
 try:
     code = main(argv)
 except SystemExit as exc:
     code = exc.code
-sys.stdout.write("RESULT" + json.dumps([code, "numpy" in sys.modules]) + "\n")
+sys.stdout.write("RESULT" + json.dumps([code, bool(selected)]) + "\n")
 """
 
 
@@ -32,10 +36,10 @@ def _run(argv, skip, cwd):
 
 def test_a_too_long_out_name_is_refused_before_the_claims_load(tmp_path):
     argv = ["verify", "--only", "bao.thm2.1/rate-T", "--out", str(tmp_path / ("a" * 300) / "run")]
-    (code, loaded), err = _run(argv, False, tmp_path)
-    (full_code, full_loaded), full_err = _run(argv, True, tmp_path)  # the check skipped: the folder's creation fails
+    (code, selected), err = _run(argv, False, tmp_path)
+    (full_code, full_selected), full_err = _run(argv, True, tmp_path)  # the check skipped: the folder's creation fails
     assert (code, full_code) == (2, 2)
-    assert not loaded and full_loaded
+    assert not selected and full_selected
     assert err == full_err and len(err) == 1 and "File name too long" in err[0]
     assert list(tmp_path.iterdir()) == []
 
