@@ -80,6 +80,7 @@ def use_toys(monkeypatch, *claims: _Toy) -> None:
     monkeypatch.setattr(registry, "select", lambda pattern: list(claims))
     monkeypatch.setattr(registry, "ids", lambda: [c.id for c in claims])
     monkeypatch.setattr(claim_index, "check_only", lambda pattern: None)
+    monkeypatch.setattr(claim_index, "store_ids", lambda ids: None)  # the toy ids must not stand for the real ones
     monkeypatch.setattr(html, "render_html", _stub_report)
     monkeypatch.setattr(pdf, "render_pdf", _stub_report)
 
