@@ -19,14 +19,15 @@ import io
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["FORMAT_VERSION", "cache_dir", "entry_key", "load", "store", "remove", "load_document", "store_document"]
+__all__ = ["FORMAT_VERSION", "cache_dir", "entry_key", "load", "store", "remove", "load_document", "store_document",
+           "document_or_build"]
 
 FORMAT_VERSION = 2
 _META_KEYS = {"value", "gap", "method", "seconds", "shape", "npz_sha256", "format", "meta_sha256"}
@@ -203,3 +204,14 @@ def store_document(key: str, document: Mapping[str, Any], directory: Path) -> st
     except OSError as exc:
         return f"cache not written ({path.parent}): {exc.strerror or exc}"
     return None
+
+
+def document_or_build(key: str, directory: Path, make: Callable[[], Mapping[str, Any]],
+                      build: bool = True) -> dict | None:
+    """The document stored under ``key``; on a miss, ``make()``'s, stored there, when ``build`` (else ``None``).
+    An unwritable cache only loses the reuse."""
+    doc = load_document(key, directory)
+    if doc is None and build:
+        doc = dict(make())
+        store_document(key, doc, directory)
+    return doc

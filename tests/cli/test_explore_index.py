@@ -7,12 +7,8 @@ checks (compared here against a run without the table).
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
+from _cli_processes import run_commands
 
 from fedrates.verify.commands import _theorem_index
 
@@ -30,27 +26,9 @@ CASES = [
     (["explore", "bao.thm2.1", "--solve", "T", "--target", "1e-3"], "needs values for"),
 ]
 
-_RUNNER = r"""
-import json, sys
-from fedrates.verify.cli import main
-out = []
-for argv in json.load(sys.stdin):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out.append([code, "sympy" in sys.modules])
-sys.stdout.write("RESULT" + json.dumps(out) + "\n")
-"""
-
 
 def _run(argvs, cache):
-    env = {**os.environ, "FEDRATES_CACHE": str(cache)}
-    proc = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(argvs), capture_output=True, text=True,
-                          timeout=300, env=env)
-    line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT")]
-    assert line, proc.stderr[-2000:]
-    return json.loads(line[0][len("RESULT"):]), [x for x in proc.stderr.splitlines() if x.startswith("fedrates:")]
+    return run_commands(argvs, cache, heavy=("sympy",))
 
 
 def test_refusals_from_the_symbol_table_skip_sympy_and_keep_their_messages(tmp_path):
@@ -58,7 +36,7 @@ def test_refusals_from_the_symbol_table_skip_sympy_and_keep_their_messages(tmp_p
     assert not list((tmp_path / "cold").rglob("*.json")), "a refusal must write nothing"
     warm_cache = tmp_path / "warm"
     (ok,), _ = _run([["explore", "bao.thm2.1", "--exponent", "T"]], warm_cache)
-    assert ok == [0, True]
+    assert ok == [0, ["sympy"]]
     warm, warm_err = _run([argv for argv, _ in CASES], warm_cache)
     assert [c for c, _ in cold] == [2] * len(CASES) and [c for c, _ in warm] == [2] * len(CASES)
     assert not any(loaded for _, loaded in warm), warm
@@ -86,4 +64,4 @@ def test_table_matches_the_catalogue(tmp_path, monkeypatch):
 def test_arithmetic_values_still_go_through_the_parser(tmp_path, argv):
     _run([["explore", "bao.thm2.1", "--exponent", "T"]], tmp_path)
     (result,), err = _run([argv], tmp_path)
-    assert result == [2, True] and "must be positive" in err[0]
+    assert result == [2, ["sympy"]] and "must be positive" in err[0]

@@ -10,12 +10,10 @@ forged table cannot make the command accept a point outside the real box.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _cli_processes import run_commands
 from _scripts import load_script
 
 from fedrates.solvers import _cache
@@ -31,27 +29,8 @@ def _point_cases() -> list[list[str]]:
     return [argv for _, argv, _ in table.CASES if argv[:1] == ["falsify"] and "--point" in argv]
 
 
-_RUNNER = r"""
-import json, sys
-from fedrates.verify.cli import main
-out = []
-for argv in json.load(sys.stdin):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out.append([code, "sympy" in sys.modules or "pandas" in sys.modules])
-sys.stdout.write("RESULT" + json.dumps(out) + "\n")
-"""
-
-
 def _run(argvs, cache, cwd):
-    env = {**os.environ, "FEDRATES_CACHE": str(cache)}
-    proc = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(argvs), capture_output=True, text=True,
-                          timeout=300, env=env, cwd=cwd)
-    line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT")]
-    assert line, proc.stderr[-2000:]
-    return json.loads(line[0][len("RESULT"):]), [x for x in proc.stderr.splitlines() if x.startswith("fedrates:")]
+    return run_commands(argvs, cache, cwd=cwd, heavy=("sympy", "pandas"))
 
 
 def _store(cache: Path, table: dict, monkeypatch) -> None:

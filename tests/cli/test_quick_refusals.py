@@ -10,7 +10,6 @@ thousand generated expressions; and the covered refusals are checked not to impo
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import subprocess
@@ -18,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _cli_processes import run_commands
 from _scripts import load_script
 
 from fedrates.bounds.parse import parse_number
@@ -190,18 +190,6 @@ def test_generated_arithmetic_same_answer_with_and_without_quick_checks(index, m
 
 # ---- no sympy on the covered refusals
 
-_RUNNER = r"""
-import json, sys
-from fedrates.verify.cli import main
-out = []
-for argv in json.load(sys.stdin):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out.append([code, [m for m in ("sympy", "numpy", "scipy", "pandas") if m in sys.modules]])
-sys.stdout.write("RESULT" + json.dumps(out) + "\n")
-"""
 
 #: refusals of the bad-input table decided by the quick checks once the symbol table exists
 QUICK = ["explore-value-div-zero", "explore-index-negative-expression", "explore-indicator-negative",
@@ -211,12 +199,7 @@ QUICK = ["explore-value-div-zero", "explore-index-negative-expression", "explore
 
 
 def _run(argvs, cache):
-    env = {**os.environ, "FEDRATES_CACHE": str(cache)}
-    proc = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(argvs), capture_output=True, text=True,
-                          timeout=300, env=env)
-    line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT")]
-    assert line, proc.stderr[-2000:]
-    return json.loads(line[0][len("RESULT"):])
+    return run_commands(argvs, cache)[0]
 
 
 def test_quick_refusals_import_neither_sympy_nor_numpy(tmp_path):

@@ -9,11 +9,9 @@ Deterministic stand-ins for the latency targets (≤ 0.5 s per refusal, ≤ 1 s 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from _cli_processes import run_commands
 from _scripts import load_script
 
 HEAVY = ("numpy", "scipy", "pandas", "sympy", "pyarrow", "numba", "matplotlib", "cvxpy")
@@ -37,33 +35,13 @@ LIGHT = [
     'report-verdicts-not-json', 'report-dir-missing',
 ]
 
-#: runs each argv of a JSON list in turn and reports its exit status and the heavy modules loaded so far
-_RUNNER = r"""
-import json, sys
-from fedrates.verify.cli import main
-heavy = json.loads(sys.argv[1])
-out = []
-for argv in json.load(sys.stdin):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out.append([code, [m for m in heavy if m in sys.modules]])
-sys.stdout.write("RESULT" + json.dumps(out) + "\n")
-"""
+
+def _run(argvs, cwd, cache):
+    return run_commands(argvs, cache, cwd=cwd, heavy=HEAVY)[0]
 
 
 def _bad_input_table():
     return load_script(Path(__file__).with_name("test_bad_input.py"), "_bad_input_table")
-
-
-def _run(argvs, cwd, cache):
-    env = {**os.environ, "FEDRATES_CACHE": str(cache)}
-    proc = subprocess.run([sys.executable, "-c", _RUNNER, json.dumps(HEAVY)], input=json.dumps(argvs),
-                          capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
-    line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT")]
-    assert line, proc.stderr[-2000:]
-    return json.loads(line[0][len("RESULT"):])
 
 
 def test_refusals_decided_from_the_arguments_import_nothing_heavy(tmp_path):

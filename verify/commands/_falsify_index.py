@@ -48,15 +48,8 @@ def falsify_index(build: bool = True) -> dict[str, list] | None:
     miss, built from the targets and stored when ``build``, else ``None``."""
     from fedrates.solvers import _cache
 
-    directory = _cache.cache_dir() / "listings"
-    key = _key()
-    doc = _cache.load_document(key, directory)
-    if doc is None:
-        if not build:
-            return None
-        doc = _build()
-        _cache.store_document(key, doc, directory)
-    return doc["targets"]
+    doc = _cache.document_or_build(_key(), _cache.cache_dir() / "listings", _build, build)
+    return None if doc is None else doc["targets"]
 
 
 def indexed_target(index: dict[str, list], theorem: str, algorithm: str | None) -> Any | None:

@@ -30,12 +30,6 @@ def theorem_index(build: bool = True) -> dict[str, dict[str, list[str]]] | None:
     from fedrates.plugins import catalogue_digest
     from fedrates.solvers import _cache
 
-    directory = _cache.cache_dir() / "listings"
     key = _cache.entry_key(catalogue_digest(), {"what": "symbols"})
-    doc = _cache.load_document(key, directory)
-    if doc is None:
-        if not build:
-            return None
-        doc = _build()
-        _cache.store_document(key, doc, directory)
-    return doc["theorems"]
+    doc = _cache.document_or_build(key, _cache.cache_dir() / "listings", _build, build)
+    return None if doc is None else doc["theorems"]
