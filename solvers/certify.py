@@ -41,7 +41,7 @@ import numpy as np
 
 __all__ = ["CertifiedConstant", "REL", "check_certified", "for_constants", "for_dinh", "for_dinh_device",
            "for_separation", "for_buttaci", "for_das", "for_structured", "lambda_max_upper", "lambda_min_lower",
-           "abs_eig_upper", "trs_dual_upper", "to_dict", "from_dict"]
+           "abs_eig_upper", "trs_dual_upper", "to_dict", "from_dict", "for_lowrank", "for_implicit"]
 
 #: relative agreement required between the value, its witness and (when exact) its upper side
 REL = 1e-9
@@ -1179,3 +1179,20 @@ def for_structured(problem: Any, values: Mapping[str, float] | None = None) -> d
     from fedrates.solvers.certify_structured import for_structured as certify_structured
 
     return certify_structured(problem, values)
+
+
+def for_lowrank(problem: Any, values: Mapping[str, float] | None = None) -> dict[str, CertifiedConstant]:
+    """Certificates of the diagonal-plus-rank-one quadratics (L, μ, L_F, μ_F, ζ*², Γ):
+    :func:`fedrates.solvers.certify_lowrank.for_lowrank`."""
+    from fedrates.solvers.certify_lowrank import for_lowrank as certify_lowrank
+
+    return certify_lowrank(problem, values)
+
+
+def for_implicit(problem: Any, values: Mapping[str, float] | None = None, batch: int = 1,
+                 replace: bool = False) -> dict[str, CertifiedConstant]:
+    """Certificates of least squares with implicit features (L, μ, L_F, μ_F, ζ*², Γ, σ²_ref, σ² on a ball):
+    :func:`fedrates.solvers.certify_implicit.for_implicit`."""
+    from fedrates.solvers.certify_implicit import for_implicit as certify_implicit
+
+    return certify_implicit(problem, values, batch, replace)

@@ -194,6 +194,10 @@ def minibatch_variance(problem: Problem, w: np.ndarray, batch: int = 1, replace:
     if problem.sampling == "gaussian":
         return np.full(K, problem.noise_std**2 / batch)
     if problem.sampling == "empirical":
+        if getattr(fit, "X", None) is None:  # samples held implicitly: the datafit's own closed form, or refused
+            if hasattr(fit, "minibatch_variance"):
+                return fit.minibatch_variance(w, batch, replace)
+            raise InputError(f"problem {problem.family} has no sample matrix X; its minibatch variance is unknown")
         n = fit.samples
         r = np.einsum("kid,d->ki", fit.X, w) - fit.y
         sq = np.einsum("kid,kid->ki", fit.X, fit.X)
@@ -221,6 +225,9 @@ def _validate(problem: Problem, batch: Any, radius: Any, reference_point: Any) -
         raise InputError(f"batch={batch!r} is not valid; expected an integer >= 1")
     if problem.sampling == "empirical" and batch > problem.datafit.samples:
         raise InputError(f"batch={batch} exceeds the {problem.datafit.samples} samples per client")
+    if problem.sampling == "empirical" and getattr(problem.datafit, "X", None) is None:
+        raise InputError(f"problem {problem.family} holds its samples implicitly (no sample matrix X); its constants "
+                         "are the closed forms of its own module (exact_constants)")
     rho = problem.radius if radius is None else radius
     if rho is not None:
         if isinstance(rho, bool) or not isinstance(rho, (int, float, np.integer, np.floating)) \
@@ -239,6 +246,12 @@ def compute(problem: Problem, batch: int = 1, replace: bool = False, reference_p
     :func:`fedrates.solvers.certify.observing` (the pipeline checks its certificates after judging a claim)."""
     from fedrates.solvers import certify
 
+    explicit = getattr(problem.datafit, "to_sample_least_squares", None)
+    if problem.sampling == "empirical" and getattr(problem.datafit, "X", None) is None and explicit is not None:
+        # samples held implicitly: the same federation with its sample matrix formed (refused when too large)
+        import dataclasses
+
+        problem = dataclasses.replace(problem, datafit=explicit())
     return certify.observe(_compute_or_load(problem, batch, replace, reference_point, radius, dense_limit, cache))
 
 

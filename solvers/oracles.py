@@ -261,7 +261,11 @@ def _empirical_gradients(fit: SampleLeastSquares, Wf: np.ndarray, rows: np.ndarr
 
     One fused call over all R·m (replica, client) pairs (:func:`fedrates.solvers.kernels.lsq_rows`): the numba
     kernel reads each sampled row once; the numpy fallback gathers rows into a reused buffer in chunks of at most
-    :data:`_CHUNK_BYTES` (the arithmetic per client does not depend on the chunking)."""
+    :data:`_CHUNK_BYTES` (the arithmetic per client does not depend on the chunking).  A datafit that holds its
+    samples implicitly (no sample matrix, e.g. :mod:`~fedrates.solvers.problems.implicit_least_squares`) computes
+    the same gradients of the same rows itself (``rows_gradients``)."""
+    if not isinstance(fit, SampleLeastSquares) and hasattr(fit, "rows_gradients"):
+        return fit.rows_gradients(Wf, rows, batch)
     R, m, d = Wf.shape
     rows = rows.reshape(R * m, batch)
     X, y, W = fit.X.reshape(-1, d), fit.y.reshape(-1), Wf.reshape(R * m, d)

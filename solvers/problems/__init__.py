@@ -12,7 +12,9 @@ from typing import Any
 from fedrates.solvers.errors import unknown_name
 from fedrates.solvers.problems import (
     finite_sum,
+    implicit_least_squares,
     lasso,
+    lowrank_quadratic,
     quadratic,
     separation,
     similar_quadratic,
@@ -33,6 +35,10 @@ FAMILIES[similar_quadratic.FAMILY.name] = similar_quadratic.FAMILY
 FAMILIES[separation.FAMILY.name] = separation.FAMILY
 # quadratics in a shared eigenbasis, O(K·d) memory: many clients
 FAMILIES[structured_quadratic.FAMILY.name] = structured_quadratic.FAMILY
+# quadratics with diagonal-plus-rank-one Hessians, O(K·d) memory: many clients, no shared basis
+FAMILIES[lowrank_quadratic.FAMILY.name] = lowrank_quadratic.FAMILY
+# least squares with implicit DCT features, O(K·n) memory: many clients, real minibatches of samples
+FAMILIES[implicit_least_squares.FAMILY.name] = implicit_least_squares.FAMILY
 
 
 _PLUGINS_LOADED = False

@@ -73,6 +73,10 @@ class Family:
     checks: tuple[Callable[[dict[str, Any]], None], ...] = field(default_factory=tuple)
     #: bytes an instance may hold (default: :func:`footprint`), checked before anything is allocated
     footprint: Callable[[dict[str, Any]], float] | None = None
+    #: the constants of :data:`fedrates.solvers.constants.DEFINITIONS` in closed form with their certificates, for
+    #: the instances the dense route cannot hold: ``closed_form(problem, batch, replace, radius)`` → a
+    #: :class:`fedrates.solvers.closed_form.ClosedForm` or None when the dense route applies (``fedrates constants``)
+    closed_form: Callable[..., Any] | None = None
 
 
 def resolve(family: Family, preset: str | None, overrides: Mapping[str, Any]) -> dict[str, Any]:

@@ -193,7 +193,8 @@ class Problem:
                              "sampling": self.sampling}, sort_keys=True, default=str).encode())
         fit = self.datafit
         arrays = [self.weights]
-        for name in ("X", "y", "means", "cov", "truth", "Q", "b", "c", "lam", "ctil", "reflectors"):
+        for name in ("X", "y", "means", "cov", "truth", "Q", "b", "c", "lam", "ctil", "reflectors", "index", "scale",
+                     "delta", "u", "centres"):
             if hasattr(fit, name):
                 arrays.append(np.asarray(getattr(fit, name)))
         for a in arrays:

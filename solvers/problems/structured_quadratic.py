@@ -335,5 +335,37 @@ def exact_reference(problem: Problem) -> ExactReference:
     return ExactReference(w=w, value=value, gap=gap, gradient_norm=gnorm, mu_lower=l_low)
 
 
+def closed_form(problem: Problem, batch: int = 1, replace: bool = False, radius: float | None = None) -> Any:
+    """The constants of ``fedrates constants`` in closed form (:class:`fedrates.solvers.closed_form.ClosedForm`) for
+    the instances whose dense Hessian stack exceeds :data:`DENSE_BUDGET` (None otherwise: the dense route gives
+    every constant). In the basis every Q_k = V diag(λ_k) Vᵀ, so L_k = max_j λ_kj, μ_k = min_j λ_kj, Q_i − Q_j =
+    V diag(λ_i − λ_j) Vᵀ gives δ = max_j (max_k λ_kj − min_k λ_kj) and δ_mean = max_kj |λ_kj − λ̄_j|; the noise is
+    additive, E‖ζ‖² = σ²/B at every w; Δ_k* = f_k(w*) (min f_k = 0 at c_k). Certificates:
+    :func:`fedrates.solvers.certify_structured.for_structured`."""
+    from fedrates.solvers import closed_form as cf
+    from fedrates.solvers.certify_structured import for_structured
+
+    fit = problem.datafit
+    if fit.clients * fit.dim**2 <= DENSE_BUDGET:
+        return None
+
+    def make() -> Any:
+        exact = exact_constants(problem)
+        delta, delta_mean = cf.similarity(fit.lam, problem.weights)
+        noise, noise_k, notes = cf.additive_noise(problem.noise_std, batch, problem.weights)
+        delta_k = fit.client_values(exact["w_star"])
+        scalars = {"L": exact["L"], "mu": exact["mu"], "Lambda": exact["L_F"], "mu_F": exact["mu_F"], **noise,
+                   "Delta_star_max": float(delta_k.max()), "delta": delta, "delta_mean": delta_mean, "tau": 0.0,
+                   "nu": 0.0}
+        per_client = {"L_k": fit.lam.max(axis=1), "mu_k": fit.lam.min(axis=1), **noise_k, "Delta_star": delta_k}
+        notes |= cf.NO_TRUTH
+        uncertified = {"delta": "closed form in the shared basis (no second route)",
+                       "delta_mean": "closed form in the shared basis (no second route)"}
+        return cf.assemble("closed form in the shared basis", scalars, per_client, notes, for_structured(problem),
+                           uncertified)
+
+    return cf.timed(make)
+
+
 FAMILY = Family("structured_quadratic", "quadratics in a shared eigenbasis, O(K d) memory (many clients)",
-                PARAMETERS, PRESETS, build, (_check,), footprint=footprint)
+                PARAMETERS, PRESETS, build, (_check,), footprint=footprint, closed_form=closed_form)

@@ -68,7 +68,10 @@ def _fmt(value: Any) -> str:
 _CODE = ("fedrates.solvers.constants", "fedrates.solvers._trs", "fedrates.solvers.fedproxvr_constants",
          "fedrates.solvers.penalties", "fedrates.solvers.problems.datafits", "fedrates.verify.commands.constants",
          "fedrates.solvers.certify", "fedrates.solvers.problems.similar_quadratic",
-         "fedrates.solvers.problems.separation")
+         "fedrates.solvers.problems.separation", "fedrates.solvers.closed_form",
+         "fedrates.solvers.problems.structured_quadratic", "fedrates.solvers.certify_structured",
+         "fedrates.solvers.problems.implicit_least_squares", "fedrates.solvers.certify_implicit",
+         "fedrates.solvers.problems.lowrank_quadratic", "fedrates.solvers.certify_lowrank")
 
 
 def _cache_key(problem: Any, args: argparse.Namespace) -> str:
@@ -97,10 +100,38 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
+def _closed_form_document(problem: Any, args: argparse.Namespace) -> dict | None:
+    """The document of a scalable family's closed form (:mod:`fedrates.solvers.closed_form`), or None when the
+    family has none or the dense route applies to this instance."""
+    from fedrates.solvers import problems
+    from fedrates.solvers.certify import check_certified
+    from fedrates.solvers.constants import DEFINITIONS
+
+    make = problems.family(problem.family).closed_form
+    closed = None if make is None else make(problem, args.batch, args.replace, args.radius)
+    if closed is None:
+        return None
+    radius = problem.radius if args.radius is None else args.radius
+    return _plain({
+        "problem": problem.summary(), "batch": args.batch, "replace": bool(args.replace), "radius": radius,
+        "seconds": closed.seconds, "sampling": problem.sampling, "method": closed.method,
+        "constants": {name: {"value": closed.values[name], "formula": d.formula, "assumption": d.assumption,
+                             "exact": True, "note": closed.notes.get(name), "interval": None}
+                      for name, d in DEFINITIONS.items()},
+        "notes": dict(closed.notes),
+        "certificates": {name: c.as_dict() for name, c in closed.certificates.items()},
+        "uncertified": dict(closed.uncertified),
+        "disagreements": check_certified(closed.certificates),
+    })
+
+
 def _document(problem: Any, args: argparse.Namespace) -> dict:
     from fedrates.solvers.certify import check_certified
     from fedrates.solvers.constants import DEFINITIONS, compute
 
+    closed = _closed_form_document(problem, args)
+    if closed is not None:
+        return closed
     const = compute(problem, batch=args.batch, replace=args.replace, radius=args.radius,
                     cache=not args.no_cache)
     values = const.as_dict()
@@ -167,6 +198,8 @@ def _print_text(doc: dict) -> None:
     seconds = f"{doc['seconds']:.2f} s" + (" when computed; read from the cache" if doc["cached"] else "")
     out.write(f"constants of {name} (K = {summary['clients']}, d = {summary['dim']}, sampling = {doc['sampling']}, "
               f"B = {doc['batch']}, radius = {_fmt(doc['radius'])}; {seconds})\n")
+    if doc.get("method"):
+        out.write(f"  method: {doc['method']} (the dense route would form every client Hessian)\n")
     table = doc["constants"]
     width = max(len(n) for n in table)
     for key, entry in table.items():
