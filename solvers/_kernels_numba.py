@@ -571,3 +571,37 @@ def structured_local_average(lam, ctil, clients, weights, xt, steps, step, mu_pr
                     power[i] *= base[i]
             for i in range(d):
                 out[r, i] += p * (a[i] + power[i] * (x0[i] - a[i]))
+
+
+@njit(cache=True, fastmath=_FM, nogil=True)
+def lowrank_local_average(delta, u, centres, clients, weights, x, steps, step, mu_prox,  # pragma: no cover - compiled
+                          out):
+    """out[r] += Σ_j weights[r, j] (c_k + e_E) of the diagonal-plus-rank-one quadratics, k = clients[r, j]:
+    e₀ = x_r − c_k, e ← e − η(δ_k ⊙ e + (u_kᵀe)u_k + μ_p(e − e₀)) E times, one client's rows at a time
+    (:func:`fedrates.solvers.problems.lowrank_quadratic.local_average`)."""
+    R, m = clients.shape
+    d = delta.shape[1]
+    e = np.empty(d)
+    e0 = np.empty(d)
+    for r in range(R):
+        for j in range(m):
+            k = clients[r, j]
+            p = weights[r, j]
+            dk = delta[k]
+            uk = u[k]
+            ck = centres[k]
+            for i in range(d):
+                e0[i] = x[r, i] - ck[i]
+                e[i] = e0[i]
+            for _ in range(steps):
+                a = 0.0
+                for i in range(d):  # reassociated (fastmath): the sum vectorises
+                    a += uk[i] * e[i]
+                if mu_prox == 0.0:  # FedAvg
+                    for i in range(d):
+                        e[i] -= step * (dk[i] * e[i] + a * uk[i])
+                else:
+                    for i in range(d):
+                        e[i] -= step * (dk[i] * e[i] + a * uk[i] + mu_prox * (e[i] - e0[i]))
+            for i in range(d):
+                out[r, i] += p * (ck[i] + e[i])

@@ -85,11 +85,19 @@ class FedAvg(Algorithm):
     def _structured_round(self, problem: Any, ctx: RoundContext, x: np.ndarray) -> np.ndarray | None:
         """The participants' weighted average after E exact local steps in one pass over a shared-basis quadratic
         (:func:`fedrates.solvers.problems.structured_quadratic.local_average`, O(K·d) whatever E, no (R, m, d)
-        array), or None: another problem, a ball, noisy or replaced gradients, or another local direction."""
-        from fedrates.solvers.problems.structured_quadratic import StructuredQuadratic, local_average
+        array) or over diagonal-plus-rank-one quadratics (:func:`fedrates.solvers.problems.lowrank_quadratic.
+        local_average`, O(K·d·E) on one client's rows at a time), or None: another problem, a ball, noisy or
+        replaced gradients, or another local direction."""
+        from fedrates.solvers.problems import lowrank_quadratic, structured_quadratic
 
-        if type(problem.datafit) is not StructuredQuadratic or problem.radius is not None \
-                or not hasattr(ctx, "closed_form_rounds") or not ctx.closed_form_rounds():
+        kind = type(problem.datafit)
+        if kind is structured_quadratic.StructuredQuadratic:
+            local_average = structured_quadratic.local_average  # looked up at call time: a replaced one is honoured
+        elif kind is lowrank_quadratic.LowRankQuadratic:
+            local_average = lowrank_quadratic.local_average
+        else:
+            return None
+        if problem.radius is not None or not hasattr(ctx, "closed_form_rounds") or not ctx.closed_form_rounds():
             return None
         mu_prox = self._own_mu_prox()
         if mu_prox is None:
