@@ -38,13 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from fedrates.solvers.certify import EPS, CertifiedConstant, lambda_max_upper, lambda_min_lower
+from fedrates.solvers import certify_scalable as shared
+from fedrates.solvers.certify import EPS, CertifiedConstant
 from fedrates.solvers.problems import implicit_least_squares as ils
 
 __all__ = ["for_implicit", "raw_sums"]
-
-ASSUMPTION = "every f_k L-smooth and mu-strongly convex; F L_F-smooth and mu_F-strongly convex"
-
 
 def _gamma(m: int) -> float:
     return m * EPS / (1 - m * EPS)
@@ -73,32 +71,6 @@ def raw_sums(fit: Any, sl: slice, powers: tuple[tuple[int, int], ...]) -> list[n
 
 def _chunks(fit: Any) -> range:
     return range(0, fit.clients, fit._client_step())
-
-
-def _gradients(fit: Any, W: np.ndarray, ks: np.ndarray) -> np.ndarray:
-    """∇f_k(W) for the clients ks at one point W (d,) from the gradient routine, (len(ks), d)."""
-    return fit.gradients_at(np.broadcast_to(W, (1, len(ks), fit.dim)), ks[None])[0]
-
-
-def _mean_gradient(problem: Any, w: np.ndarray) -> np.ndarray:
-    """∇F(w) = Σ_k π_k ∇f_k(w) from every client's gradient, chunked (original coordinates)."""
-    fit, p = problem.datafit, problem.weights
-    out = np.zeros(fit.dim)
-    for s in _chunks(fit):
-        ks = np.arange(s, min(s + fit._client_step(), fit.clients))
-        out += p[ks] @ _gradients(fit, w, ks)
-    return out
-
-
-def _heterogeneity(problem: Any, w: np.ndarray) -> float:
-    """Σ_k π_k ‖∇f_k(w)‖² from every client's gradient, chunked (original coordinates)."""
-    fit, p = problem.datafit, problem.weights
-    total = 0.0
-    for s in _chunks(fit):
-        ks = np.arange(s, min(s + fit._client_step(), fit.clients))
-        G = _gradients(fit, w, ks)
-        total += float(p[ks] @ np.einsum("kd,kd->k", G, G))
-    return total
 
 
 def _own_minimum_values(problem: Any) -> float:
@@ -165,13 +137,11 @@ def for_implicit(problem: Any, values: Mapping[str, float] | None = None, batch:
         names.append("sigma2")
     vals = {name: float(exact[name]) for name in names}
     vals.update(values or {})
-    dense = fit.clients * fit.dim**2 <= ils.DENSE_BUDGET
     out: dict[str, CertifiedConstant] = {}
 
-    if dense:
-        upper_L = lambda_max_upper(fit.hessians, vals["L"])
-        lower_mu = lambda_min_lower(fit.hessians, vals["mu"])
-        how_L, how_mu = "Cholesky of uI − Q_k for every client", "Cholesky of Q_k − lI for every client"
+    bounds = shared.dense_client_bounds(fit, vals, ils.DENSE_BUDGET)
+    if bounds is not None:
+        upper_L, lower_mu, how_L, how_mu = bounds
     else:
         C = fit.basis
         hi, lo, count = -math.inf, math.inf, 0
@@ -186,27 +156,15 @@ def for_implicit(problem: Any, values: Mapping[str, float] | None = None, batch:
     for name, (k, j), other, how, sense in (("L", exact["witness_L"], upper_L, how_L, "sup"),
                                             ("mu", exact["witness_mu"], lower_mu, how_mu, "inf")):
         v = fit.from_coeff(np.eye(fit.dim)[j])
-        kk = np.array([k])
-        hv = _gradients(fit, v, kk)[0] - _gradients(fit, np.zeros(fit.dim), kk)[0]
         out[name] = CertifiedConstant(
-            name, vals[name], float(v @ hv / (v @ v)), other, {"client": k, "basis_vector": j},
+            name, vals[name], shared.client_rayleigh(problem, k, v), other, {"client": k, "basis_vector": j},
             "Rayleigh quotient v^T(grad f_k(v) - grad f_k(0))/v^T v at v = C^T e_j", how,
-            "max_k lambda_max(Q_k)" if name == "L" else "min_k lambda_min(Q_k)", ASSUMPTION, sense=sense,
+            "max_k lambda_max(Q_k)" if name == "L" else "min_k lambda_min(Q_k)", shared.ASSUMPTION, sense=sense,
             scale=vals["L"])
 
-    Qbar = problem.quadratic[0]
-    zero_grad = _mean_gradient(problem, np.zeros(fit.dim))
-    for name, j, sense in (("L_F", exact["witness_L_F"], "sup"), ("mu_F", exact["witness_mu_F"], "inf")):
-        v = fit.from_coeff(np.eye(fit.dim)[j])
-        ray = float(v @ (_mean_gradient(problem, v) - zero_grad) / (v @ v))
-        other = lambda_max_upper(Qbar[None], vals[name]) if sense == "sup" else lambda_min_lower(Qbar[None],
-                                                                                                 vals[name])
-        out[name] = CertifiedConstant(
-            name, vals[name], ray, other, {"basis_vector": j},
-            "Rayleigh quotient of grad F(v) - grad F(0) at v = C^T e_j",
-            f"Cholesky of {'uI - Qbar' if sense == 'sup' else 'Qbar - lI'} (dense mean quadratic)",
-            "lambda_max(sum_k pi_k Q_k)" if sense == "sup" else "lambda_min(sum_k pi_k Q_k)", ASSUMPTION,
-            sense=sense, scale=vals["L"])
+    out |= shared.mean_curvature(problem, vals, {
+        name: (fit.from_coeff(np.eye(fit.dim)[j]), {"basis_vector": j}, "v = C^T e_j")
+        for name, j in (("L_F", exact["witness_L_F"]), ("mu_F", exact["witness_mu_F"]))})
 
     w_star, z_star = exact["w_star"], exact["z_star"]
     p = problem.weights
@@ -219,22 +177,11 @@ def for_implicit(problem: Any, values: Mapping[str, float] | None = None, batch:
         closed += float(p[sl] @ np.einsum("kd,kd->k", g, g))
         pk, qk, rk = _variance_pieces(fit, sl)
         ref_closed = max(ref_closed, factor * float(np.max(pk @ (z_star * z_star) - 2 * qk @ z_star + rk)))
-    out["zeta2"] = CertifiedConstant(
-        "zeta2", vals["zeta2"], _heterogeneity(problem, w_star), closed, {"point": "w*"},
-        "sum_k pi_k ||grad f_k(w*)||^2 from every client's gradient at w*",
-        "closed form sum_k pi_k sum_j (lambda_kj z*_j - beta_kj)^2 from the recomputed sums",
-        "heterogeneity at the optimum sum_k pi_k ||grad f_k(w*)||^2", "bounded gradient dissimilarity at w*",
-        scale=closed)
-
-    f_at = float(problem.smooth_value(w_star))
-    own = _own_minimum_values(problem)
+    out["zeta2"] = shared.zeta2(problem, vals["zeta2"], w_star, closed,
+                                "closed form sum_k pi_k sum_j (lambda_kj z*_j - beta_kj)^2 from the recomputed sums")
     gap = ils.certified_gap(problem, w_star, exact["mu_F"])[2]
-    out["Gamma"] = CertifiedConstant(
-        "Gamma", vals["Gamma"], f_at - own, f_at - gap - own if math.isfinite(gap) else -math.inf, {"point": "w*"},
-        "F(w*) - sum_k pi_k f_k(w_k) at the client minimisers w_k = C^T(beta_k/lambda_k) (client losses)",
-        "F* - sum_k pi_k min f_k >= F(w*) - ||grad F(w*)||^2/(2 mu_F) - sum_k pi_k f_k(w_k) (Cholesky mu_F)",
-        "F* - sum_k pi_k min f_k", "Buttaci & Calafiore Def. 3; Das et al. Delta*", sense="inf",
-        scale=max(abs(f_at), abs(own), 1.0))
+    out["Gamma"] = shared.gamma(problem, vals["Gamma"], w_star, gap, _own_minimum_values(problem),
+                                "min f_k = f_k(w_k) at the client minimisers w_k = C^T(beta_k/lambda_k)")
 
     k = int(exact["witness_sigma2_ref"])
     out["sigma2_ref"] = CertifiedConstant(

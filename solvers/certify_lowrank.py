@@ -40,12 +40,12 @@ from typing import Any
 
 import numpy as np
 
-from fedrates.solvers.certify import EPS, CertifiedConstant, lambda_max_upper, lambda_min_lower
+from fedrates.solvers import certify_scalable as shared
+from fedrates.solvers.certify import EPS, CertifiedConstant
 from fedrates.solvers.problems import lowrank_quadratic as lq
 
 __all__ = ["for_lowrank", "secular_upper", "secular_lower"]
 
-ASSUMPTION = "every f_k L-smooth and mu-strongly convex; F L_F-smooth and mu_F-strongly convex"
 #: additive allowance per term for underflow of u_j² (below the smallest normal number)
 _UNDERFLOW = 2.0**-1060
 
@@ -144,25 +144,6 @@ def secular_lower(fit: Any, value: float, scale: float | None = None) -> float:
     return _search(_lower_ok, weyl, t, D, U)
 
 
-def _client_hvp(problem: Any, k: int, v: np.ndarray) -> np.ndarray:
-    """∇f_k(v) − ∇f_k(0) from the instance's gradient routine (one client)."""
-    fit = problem.datafit
-    kk = np.array([[k]])
-    return (fit.pair_gradients(v[None, None], kk) - fit.pair_gradients(np.zeros((1, 1, fit.dim)), kk))[0, 0]
-
-
-def _heterogeneity(problem: Any, w: np.ndarray) -> float:
-    """Σ_k π_k ‖∇f_k(w)‖² from every client's gradient (pair_gradients), chunked."""
-    fit, p = problem.datafit, problem.weights
-    total = 0.0
-    step = max(1, lq._CHUNK // fit.dim)
-    for s in range(0, fit.clients, step):
-        ks = np.arange(s, min(s + step, fit.clients))[None]
-        G = fit.pair_gradients(np.broadcast_to(w, (1, ks.shape[1], fit.dim)), ks)[0]
-        total += float(p[ks[0]] @ np.einsum("kd,kd->k", G, G))
-    return total
-
-
 def for_lowrank(problem: Any, values: Mapping[str, float] | None = None) -> dict[str, CertifiedConstant]:
     """Certificates of L, μ, L_F, μ_F, ζ*² and Γ (see module docstring).  ``values`` overrides the claimed values
     (default: :func:`~fedrates.solvers.problems.lowrank_quadratic.exact_constants`), so that a wrong formula can be
@@ -171,13 +152,11 @@ def for_lowrank(problem: Any, values: Mapping[str, float] | None = None) -> dict
     exact = lq.exact_constants(problem)
     vals = {name: float(exact[name]) for name in ("L", "mu", "L_F", "mu_F", "zeta2", "Gamma")}
     vals.update(values or {})
-    dense = fit.clients * fit.dim**2 <= lq.DENSE_BUDGET
     out: dict[str, CertifiedConstant] = {}
 
-    if dense:
-        upper_L = lambda_max_upper(fit.hessians, vals["L"])
-        lower_mu = lambda_min_lower(fit.hessians, vals["mu"])
-        how_L, how_mu = "Cholesky of uI − Q_k for every client", "Cholesky of Q_k − lI for every client"
+    bounds = shared.dense_client_bounds(fit, vals, lq.DENSE_BUDGET)
+    if bounds is not None:
+        upper_L, lower_mu, how_L, how_mu = bounds
     else:
         upper_L = secular_upper(fit, vals["L"])
         lower_mu = secular_lower(fit, vals["mu"])
@@ -186,41 +165,18 @@ def for_lowrank(problem: Any, values: Mapping[str, float] | None = None) -> dict
     for name, k, other, how, sense in (("L", exact["witness_L"], upper_L, how_L, "sup"),
                                        ("mu", exact["witness_mu"], lower_mu, how_mu, "inf")):
         v = exact[f"witness_{name}_vector"]
-        ray = float(v @ _client_hvp(problem, k, v) / (v @ v))
         out[name] = CertifiedConstant(
-            name, vals[name], ray, other, {"client": k},
+            name, vals[name], shared.client_rayleigh(problem, k, v), other, {"client": k},
             "Rayleigh quotient v^T(grad f_k(v) - grad f_k(0))/v^T v at the eigenvector v = (lambda I - D_k)^-1 u_k",
-            how, "max_k lambda_max(Q_k)" if name == "L" else "min_k lambda_min(Q_k)", ASSUMPTION, sense=sense,
+            how, "max_k lambda_max(Q_k)" if name == "L" else "min_k lambda_min(Q_k)", shared.ASSUMPTION, sense=sense,
             scale=vals["L"])
 
-    Qbar = problem.quadratic[0]
-    zero_grad = lq.mean_gradient(problem, np.zeros(fit.dim))
-    for name, sense in (("L_F", "sup"), ("mu_F", "inf")):
-        v = exact[f"witness_{name}_vector"]
-        ray = float(v @ (lq.mean_gradient(problem, v) - zero_grad) / (v @ v))
-        other = lambda_max_upper(Qbar[None], vals[name]) if sense == "sup" else lambda_min_lower(Qbar[None],
-                                                                                                 vals[name])
-        out[name] = CertifiedConstant(
-            name, vals[name], ray, other, {"vector": "eigenvector of Qbar"},
-            "Rayleigh quotient of grad F(v) - grad F(0) at the eigenvector v of Qbar",
-            f"Cholesky of {'uI - Qbar' if sense == 'sup' else 'Qbar - lI'} (dense mean quadratic)",
-            "lambda_max(sum_k pi_k Q_k)" if sense == "sup" else "lambda_min(sum_k pi_k Q_k)", ASSUMPTION,
-            sense=sense, scale=vals["L"])
-
+    out |= shared.mean_curvature(problem, vals, {
+        name: (exact[f"witness_{name}_vector"], {"vector": "eigenvector of Qbar"}, "the eigenvector v of Qbar")
+        for name in ("L_F", "mu_F")})
     w_star = exact["w_star"]
-    out["zeta2"] = CertifiedConstant(
-        "zeta2", vals["zeta2"], _heterogeneity(problem, w_star), float(exact["zeta2"]), {"point": "w*"},
-        "sum_k pi_k ||grad f_k(w*)||^2 from every client's gradient at w*",
-        "expanded closed form sum_k pi_k (sum_j delta_kj^2 r_kj^2 + 2 a_k sum_j delta_kj u_kj r_kj + ||u_k||^2 a_k^2)",
-        "heterogeneity at the optimum sum_k pi_k ||grad f_k(w*)||^2", "bounded gradient dissimilarity at w*",
-        scale=float(exact["zeta2"]))
-
-    ref = lq.exact_reference(problem)
-    f_at = float(problem.smooth_value(w_star))
-    out["Gamma"] = CertifiedConstant(
-        "Gamma", vals["Gamma"], f_at, f_at - ref.gap if math.isfinite(ref.gap) else -math.inf, {"point": "w*"},
-        "F(w*) - sum_k pi_k min f_k with min f_k = f_k(c_k) = 0 (client losses at w*)",
-        "F* >= F(w*) - ||grad F(w*)||^2 / (2 mu_F) (Cholesky-certified mu_F)",
-        "F* - sum_k pi_k min f_k", "Buttaci & Calafiore Def. 3; Das et al. Delta*", sense="inf",
-        scale=max(abs(f_at), 1.0))
+    out["zeta2"] = shared.zeta2(
+        problem, vals["zeta2"], w_star, float(exact["zeta2"]),
+        "expanded closed form sum_k pi_k (sum_j delta_kj^2 r_kj^2 + 2 a_k sum_j delta_kj u_kj r_kj + ||u_k||^2 a_k^2)")
+    out["Gamma"] = shared.gamma(problem, vals["Gamma"], w_star, lq.exact_reference(problem).gap)
     return out

@@ -20,12 +20,30 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ClosedForm", "NO_TRUTH", "PER_CLIENT_LIMIT", "additive_noise", "assemble", "similarity", "timed"]
+__all__ = ["ClosedForm", "ExactReference", "NO_TRUTH", "PER_CLIENT_LIMIT", "additive_noise", "assemble",
+           "client_gradients_at", "heterogeneity", "mean_gradient", "similarity", "timed"]
 
 #: per-client arrays of more clients than this are summarised by their range
 PER_CLIENT_LIMIT = 10_000
 #: the notes of the constants that need a ground truth w° (a problem without penalty has none)
 NO_TRUTH = {name: "no ground truth w° for this problem" for name in ("Psi", "Psi_2r", "lam_opt")}
+
+
+@dataclass(frozen=True)
+class ExactReference:
+    """A scalable family's optimum as a reference (``w``, ``value``, certified ``gap``, like
+    :class:`fedrates.solvers.reference.Reference`): ``gradient_norm`` = ‖∇F(w)‖ and ``mu_lower`` ≤ μ_F (certified)
+    give gap = ‖∇F(w)‖²/(2 mu_lower); ``method`` says how w was computed."""
+
+    w: np.ndarray
+    value: float
+    gap: float
+    method: str
+    seconds: float = 0.0
+    cached: bool = False
+    warnings: tuple[str, ...] = ()
+    gradient_norm: float = 0.0
+    mu_lower: float = 0.0
 
 
 @dataclass
@@ -104,3 +122,35 @@ def additive_noise(noise_std: float, batch: int, weights: np.ndarray
     scalars = {"sigma2": noise, "sigma_bar2": noise * float(weights @ weights), "sigma2_ref": noise}
     note = {"sigma2": f"additive Gaussian noise: E‖ζ‖² = σ²/B = {noise_std:g}²/{batch} at every w"}
     return scalars, {"sigma2_k": np.full(weights.shape[0], noise)}, note
+
+
+def client_gradients_at(fit: Any, w: np.ndarray, clients: np.ndarray) -> np.ndarray:
+    """∇f_k(w) of the clients ``clients`` at one point w (d,), from the datafit's own gradient routine
+    (``gradients_at``: (R, m, d) points, (R, m) clients), (len(clients), d)."""
+    return fit.gradients_at(np.broadcast_to(w, (1, len(clients), fit.dim)), np.asarray(clients)[None])[0]
+
+
+def _client_blocks(fit: Any, chunk: int = 1 << 19) -> Any:
+    step = max(1, chunk // fit.dim)
+    for s in range(0, fit.clients, step):
+        yield np.arange(s, min(s + step, fit.clients))
+
+
+def mean_gradient(problem: Any, w: np.ndarray) -> np.ndarray:
+    """∇F(w) = Σ_k π_k ∇f_k(w) summed from every client's gradient, over chunks of clients: O(K·d), and a route
+    independent of the mean quadratic Q̄ (what the certificates of w* and of L_F, μ_F rest on)."""
+    fit, p = problem.datafit, problem.weights
+    out = np.zeros(fit.dim)
+    for ks in _client_blocks(fit):
+        out += p[ks] @ client_gradients_at(fit, w, ks)
+    return out
+
+
+def heterogeneity(problem: Any, w: np.ndarray) -> float:
+    """Σ_k π_k ‖∇f_k(w)‖² from every client's gradient, over chunks of clients (ζ*² at w = w*)."""
+    fit, p = problem.datafit, problem.weights
+    total = 0.0
+    for ks in _client_blocks(fit):
+        G = client_gradients_at(fit, w, ks)
+        total += float(p[ks] @ np.einsum("kd,kd->k", G, G))
+    return total

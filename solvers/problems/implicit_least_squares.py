@@ -59,6 +59,7 @@ from typing import Any
 import numpy as np
 
 from fedrates._lazy import lazy_import
+from fedrates.solvers.closed_form import ExactReference
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.penalties import Zero
 from fedrates.solvers.problems._params import Family, Param
@@ -454,22 +455,6 @@ def exact_constants(problem: Problem, batch: int = 1, replace: bool = False) -> 
     return out
 
 
-@dataclass(frozen=True)
-class ExactReference:
-    """The closed-form optimum as a reference (``w``, ``value``, certified ``gap``, like
-    :class:`fedrates.solvers.reference.Reference`)."""
-
-    w: np.ndarray
-    value: float
-    gap: float
-    method: str = "closed form (DCT coefficients)"
-    seconds: float = 0.0
-    cached: bool = False
-    warnings: tuple[str, ...] = ()
-    gradient_norm: float = 0.0
-    mu_lower: float = 0.0
-
-
 def certified_gap(problem: Problem, w: np.ndarray, mu_estimate: float) -> tuple[float, float, float]:
     """(‖g‖, l, ‖g‖²/(2l)) with g = Q̄w − b̄ from the dense mean quadratic and μ_F ≥ l certified by a Cholesky
     factorisation of Q̄ − lI (started at ``mu_estimate``): F(w) − min F ≤ ‖g‖²/(2l) by strong convexity."""
@@ -491,7 +476,8 @@ def exact_reference(problem: Problem) -> ExactReference:
                          "the closed form is not the constrained optimum")
     gnorm, l_low, gap = certified_gap(problem, w, float(lbar.min()))
     value = float(problem.datafit.client_values(w) @ problem.weights)
-    return ExactReference(w=w, value=value, gap=gap, gradient_norm=gnorm, mu_lower=l_low)
+    return ExactReference(w=w, value=value, gap=gap, gradient_norm=gnorm, mu_lower=l_low,
+                          method="closed form (DCT coefficients)")
 
 
 def closed_form(problem: Problem, batch: int = 1, replace: bool = False, radius: float | None = None) -> Any:

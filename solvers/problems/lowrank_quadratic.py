@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 
+from fedrates.solvers.closed_form import ExactReference, mean_gradient
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.penalties import Zero
 from fedrates.solvers.problems._params import Family, Param
@@ -477,34 +478,6 @@ def exact_constants(problem: Problem) -> dict[str, Any]:
             "client_lambda_min": lam_min, "client_lambda_max": lam_max}
 
 
-def mean_gradient(problem: Problem, w: np.ndarray) -> np.ndarray:
-    """∇F(w) = Σ_k π_k ∇f_k(w) from every client's gradient (:meth:`LowRankQuadratic.pair_gradients`), chunked."""
-    fit, p = problem.datafit, problem.weights
-    out = np.zeros(fit.dim)
-    step = _rows(fit.dim)
-    for s in range(0, fit.clients, step):
-        ks = np.arange(s, min(s + step, fit.clients))[None]
-        G = fit.pair_gradients(np.broadcast_to(w, (1, ks.shape[1], fit.dim)), ks)[0]
-        out += p[ks[0]] @ G
-    return out
-
-
-@dataclass(frozen=True)
-class ExactReference:
-    """The optimum w* = Q̄⁻¹b̄ as a reference (``w``, ``value``, certified ``gap``, like
-    :class:`fedrates.solvers.reference.Reference`)."""
-
-    w: np.ndarray
-    value: float
-    gap: float
-    method: str = "Cholesky solve of the mean quadratic (diagonal plus rank one)"
-    seconds: float = 0.0
-    cached: bool = False
-    warnings: tuple[str, ...] = ()
-    gradient_norm: float = 0.0
-    mu_lower: float = 0.0
-
-
 def exact_reference(problem: Problem) -> ExactReference:
     """w* with its certificate: g = ∇F(w*) from every client's gradient (independent of the dense solve), μ_F ≥ l
     certified by a Cholesky factorisation of Q̄ − lI, gap ≤ ‖g‖²/(2l)."""
@@ -516,7 +489,8 @@ def exact_reference(problem: Problem) -> ExactReference:
     gnorm = float(np.linalg.norm(g))
     gap = gnorm**2 / (2 * l_low) if l_low > 0 else math.inf
     value, _ = _per_client(problem, w)
-    return ExactReference(w=w, value=value, gap=gap, gradient_norm=gnorm, mu_lower=l_low)
+    return ExactReference(w=w, value=value, gap=gap, gradient_norm=gnorm, mu_lower=l_low,
+                          method="Cholesky solve of the mean quadratic (diagonal plus rank one)")
 
 
 def closed_form(problem: Problem, batch: int = 1, replace: bool = False, radius: float | None = None) -> Any:

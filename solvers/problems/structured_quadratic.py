@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from fedrates.solvers.closed_form import ExactReference
 from fedrates.solvers.errors import InputError
 from fedrates.solvers.penalties import Zero
 from fedrates.solvers.problems._params import Family, Param
@@ -155,6 +156,10 @@ class StructuredQuadratic(Datafit):
     def pair_gradients(self, Wf: np.ndarray, clients: np.ndarray) -> np.ndarray:
         """∇f_k at per-(replica, client) points: Wf (R, m, d), clients (R, m) -> (R, m, d)."""
         return self.from_basis(self.lam[clients] * (self.to_basis(Wf) - self.ctil[clients]))
+
+    def gradients_at(self, Wf: np.ndarray, clients: np.ndarray) -> np.ndarray:
+        """Exact gradients at per-(replica, client) points: see :meth:`pair_gradients`."""
+        return self.pair_gradients(Wf, clients)
 
     def hvp(self, k: int, v: np.ndarray) -> np.ndarray:
         """Q_k v = V(λ_k ⊙ Vᵀv) for one client."""
@@ -304,22 +309,6 @@ def exact_constants(problem: Problem) -> dict[str, Any]:
             "witness_L_F": int(np.argmax(lbar)), "witness_mu_F": int(np.argmin(lbar))}
 
 
-@dataclass(frozen=True)
-class ExactReference:
-    """The closed-form optimum as a reference (``w``, ``value``, certified ``gap``, like
-    :class:`fedrates.solvers.reference.Reference`)."""
-
-    w: np.ndarray
-    value: float
-    gap: float
-    method: str = "closed form (shared basis)"
-    seconds: float = 0.0
-    cached: bool = False
-    warnings: tuple[str, ...] = ()
-    gradient_norm: float = 0.0
-    mu_lower: float = 0.0
-
-
 def exact_reference(problem: Problem) -> ExactReference:
     """w* in closed form with its certificate: g = Q̄w* − b̄ from the dense mean quadratic (independent of the
     closed form), μ_F ≥ l certified by a Cholesky factorisation of Q̄ − lI, gap ≤ ‖g‖²/(2l)."""
@@ -332,7 +321,8 @@ def exact_reference(problem: Problem) -> ExactReference:
     gnorm = float(np.linalg.norm(g))
     gap = gnorm**2 / (2 * l_low) if l_low > 0 else math.inf
     value, _ = _per_client(problem, z)
-    return ExactReference(w=w, value=value, gap=gap, gradient_norm=gnorm, mu_lower=l_low)
+    return ExactReference(w=w, value=value, gap=gap, gradient_norm=gnorm, mu_lower=l_low,
+                          method="closed form (shared basis)")
 
 
 def closed_form(problem: Problem, batch: int = 1, replace: bool = False, radius: float | None = None) -> Any:
