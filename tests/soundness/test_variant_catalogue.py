@@ -45,6 +45,8 @@ DESIGNATED = {
     "bao.exact/structured-fedavg-diagonal": "structured/kernel-uniform-weights",
     "bao.exact/structured-fedprox-diagonal": "structured/kernel-power-E-1",
     "bao.returned/structured-fedprox": "structured/basis-transposed",
+    "bao.exact/lowrank-fedavg": "lowrank/kernel-no-rank-one",
+    "bao.exact/lowrank-fedprox": "lowrank/kernel-prox-sign",
 }
 #: run in the long step (tests/verify/test_bao_structured.py covers them in the suite)
 _LONG = {cid for cid in DESIGNATED if "/structured-" in cid}

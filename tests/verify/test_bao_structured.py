@@ -1,4 +1,5 @@
-"""Exact claims of FedAvg/FedProx on shared-basis quadratics (verify/claims/bao/exact/structured.py).
+"""Exact claims of FedAvg/FedProx on shared-basis and diagonal-plus-rank-one quadratics
+(verify/claims/bao/exact/structured.py).
 
 * :func:`fixed_point_law` against E local (proximal) gradient steps written out on the dense Q_k, b_k, with the
   server step, over a few rounds: the closed form x̃_r = x̃∞ + q^r(x̃₀ − x̃∞) is the recursion; at E = 1 the fixed
@@ -18,7 +19,13 @@ from _seeds import base_seeds
 
 from fedrates.verify.claims import get
 from fedrates.verify.claims.bao import variants as bb
-from fedrates.verify.claims.bao.exact.structured import BASIS_RANDOM, fixed_point_law, skewed
+from fedrates.verify.claims.bao.exact.structured import (
+    BASIS_RANDOM,
+    LOWRANK,
+    dense_round_law,
+    fixed_point_law,
+    skewed,
+)
 from fedrates.verify.claims.bao.instances import client_quadratics, problem_of
 
 SMALL = {**BASIS_RANDOM, "clients": 6, "dim": 5}
@@ -71,3 +78,47 @@ def test_fixed_point_claims_kill_the_kernel_variants(cid, patch):
 @pytest.mark.parametrize("patch", [None, bb.basis_transposed])
 def test_noisy_returned_point_claim(seed, patch):
     assert _verdict("bao.returned/structured-fedprox", patch, seed) == ("pass" if patch is None else "fail")
+
+
+# ---- diagonal-plus-rank-one federations: the round map multiplied out densely --------------------------------------
+LOWRANK_SMALL = {**LOWRANK, "clients": 6, "dim": 5}
+
+
+@pytest.mark.parametrize("E, mu_p, eta_s", [(1, 0.0, 1.0), (3, 0.0, 0.8), (4, 0.3, 1.0)])
+def test_dense_round_law_is_the_local_recursion(E, mu_p, eta_s):
+    problem = problem_of("lowrank_quadratic", LOWRANK_SMALL, skewed(6))
+    fit, pi, eta = problem.datafit, problem.weights, 0.25
+    x0 = np.random.default_rng(2).standard_normal(5)
+    T, w_inf = dense_round_law(problem, step=eta, local_steps=E, server_step=eta_s, mu_prox=mu_p)
+    x = x0.copy()
+    for r in range(1, 6):  # the local steps written with the gradient δ ⊙ (w − c) + u(uᵀ(w − c)), no matrix
+        W = np.broadcast_to(x, (6, 5)).copy()
+        for _ in range(E):
+            R = W - fit.centres
+            W = W - eta * (fit.delta * R + np.einsum("kd,kd->k", fit.u, R)[:, None] * fit.u + mu_p * (W - x))
+        x = x + eta_s * (pi @ W - x)
+        np.testing.assert_allclose(x, w_inf + np.linalg.matrix_power(T, r) @ (x0 - w_inf), rtol=1e-12, atol=1e-12)
+    Q, b = client_quadratics(problem)
+    drift = np.linalg.norm(w_inf - np.linalg.solve(np.einsum("k,kij->ij", pi, Q), pi @ b))
+    assert drift < 1e-12 if E == 1 else drift > 1e-3
+
+
+def test_dense_round_law_equals_the_shared_basis_law():
+    """On a shared-basis federation both predictions apply: the dense map's trajectory is the coordinatewise one."""
+    problem = problem_of("structured_quadratic", SMALL, skewed(6))
+    x0 = np.random.default_rng(3).standard_normal(5)
+    V, x_inf, q, xt0 = fixed_point_law(problem, step=0.5, local_steps=3, server_step=0.8, w0=x0)
+    T, w_inf = dense_round_law(problem, step=0.5, local_steps=3, server_step=0.8)
+    np.testing.assert_allclose(w_inf, V @ x_inf, rtol=1e-12, atol=1e-12)
+    for r in (1, 4):
+        np.testing.assert_allclose(w_inf + np.linalg.matrix_power(T, r) @ (x0 - w_inf),
+                                   V @ (x_inf + q**r * (xt0 - x_inf)), rtol=1e-11, atol=1e-12)
+
+
+@pytest.mark.parametrize("cid, patch, verdict", [
+    ("bao.exact/lowrank-fedavg", None, "pass"), ("bao.exact/lowrank-fedprox", None, "pass"),
+    ("bao.exact/lowrank-fedavg", bb.lowrank_kernel_no_rank_one, "fail"),
+    ("bao.exact/lowrank-fedavg", bb.lowrank_kernel_uniform_weights, "fail"),
+    ("bao.exact/lowrank-fedprox", bb.lowrank_kernel_prox_sign, "fail")])
+def test_lowrank_claims(cid, patch, verdict):
+    assert _verdict(cid, patch) == verdict

@@ -50,7 +50,8 @@ def closed_form_optimum(problem: Any) -> np.ndarray:
 
 def client_quadratics(problem: Any) -> tuple[np.ndarray, np.ndarray]:
     """(Q_k, b_k) with ∇f_k(w) = Q_kw − b_k, built here from the client data: Q_k itself (Gaussian-noise
-    quadratics), V diag(λ_k) Vᵀ and V(λ_k ⊙ c̃_k) (shared-basis quadratics, V multiplied out here), X_kᵀX_k/n and
+    quadratics), V diag(λ_k) Vᵀ and V(λ_k ⊙ c̃_k) (shared-basis quadratics, V multiplied out here), diag(δ_k) +
+    u_ku_kᵀ and Q_kc_k (diagonal plus rank one), X_kᵀX_k/n and
     X_kᵀy_k/n (samples), or C + m_km_kᵀ and Q_kw° (population least squares with
     x ~ N(m_k, C), y = xᵀw° + ε, Bao et al. §2)."""
     fit = problem.datafit
@@ -60,6 +61,10 @@ def client_quadratics(problem: Any) -> tuple[np.ndarray, np.ndarray]:
         V = shared_basis(np.asarray(fit.reflectors, dtype=float), fit.dim)
         lam = np.asarray(fit.lam, dtype=float)
         return np.einsum("ij,kj,lj->kil", V, lam, V), (lam * np.asarray(fit.ctil, dtype=float)) @ V.T
+    if hasattr(fit, "centres"):  # diagonal plus rank one: Q_k = diag(δ_k) + u_k u_kᵀ, b_k = Q_k c_k
+        delta, u = np.asarray(fit.delta, dtype=float), np.asarray(fit.u, dtype=float)
+        Q = np.einsum("kd,de->kde", delta, np.eye(fit.dim)) + np.einsum("kd,ke->kde", u, u)
+        return Q, np.einsum("kde,ke->kd", Q, np.asarray(fit.centres, dtype=float))
     if hasattr(fit, "means"):
         m, C = np.asarray(fit.means, dtype=float), np.asarray(fit.cov, dtype=float)
         Q = C[None] + np.einsum("kd,ke->kde", m, m)

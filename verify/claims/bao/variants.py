@@ -484,6 +484,36 @@ def kernel_prox_sign() -> contextlib.AbstractContextManager:
     return _kernel(lambda real, fit, cl, w, x, E, eta, mp=0.0: real(fit, cl, w, x, E, eta, -mp))
 
 
+# ---- the one-pass round of diagonal-plus-rank-one quadratics (lowrank_quadratic.local_average) --------------------
+def _lowrank_kernel(wrong: Any) -> contextlib.AbstractContextManager:
+    """Patch ``local_average`` (the fused round of FedAvg/FedProx on diagonal-plus-rank-one quadratics) by
+    ``wrong``."""
+    from fedrates.solvers.problems import lowrank_quadratic
+
+    return _patched(lowrank_quadratic, "local_average", lambda real: lambda *a: wrong(real, *a))
+
+
+def lowrank_kernel_no_rank_one() -> contextlib.AbstractContextManager:
+    """The fused round steps with the diagonal alone: ∇f_k(w) = δ_k ⊙ (w − c_k), the u_k(u_kᵀ(w − c_k)) term
+    dropped."""
+    from fedrates.solvers.problems.lowrank_quadratic import LowRankQuadratic
+
+    def wrong(real, fit, *a):
+        return real(LowRankQuadratic(delta=fit.delta, u=np.zeros_like(fit.u), centres=fit.centres), *a)
+    return _lowrank_kernel(wrong)
+
+
+def lowrank_kernel_prox_sign() -> contextlib.AbstractContextManager:
+    """The fused round with FedProx's μ_p of the wrong sign (a step along −μ_p(w − x))."""
+    return _lowrank_kernel(lambda real, fit, cl, w, x, E, eta, mp=0.0: real(fit, cl, w, x, E, eta, -mp))
+
+
+def lowrank_kernel_uniform_weights() -> contextlib.AbstractContextManager:
+    """The fused round averages the clients with 1/m instead of π_k."""
+    return _lowrank_kernel(lambda real, fit, cl, w, x, E, eta, mp=0.0: real(
+        fit, cl, np.full(w.shape, 1 / w.shape[1]), x, E, eta, mp))
+
+
 def basis_transposed() -> contextlib.AbstractContextManager:
     """The shared basis applied transposed (Vᵀ for V = H₁⋯H_r: the reflections in reverse order) in the fused
     round and in the pair gradients of the stochastic oracle."""
@@ -651,6 +681,7 @@ def _variants() -> tuple[Any, ...]:
 
     structured = tuple(c.id for c in CLAIMS if "/structured-" in c.id)
     kernel = tuple(c for c in structured if c.startswith("bao.exact/"))
+    lowrank = tuple(c.id for c in CLAIMS if "/lowrank-" in c.id)
     fedavg = ("bao.exact/fedavg-moments", "bao.exact/fedavg-fixed-point", "bao.returned/fedavg") + tuple(
         c for c in kernel if "fedavg" in c)
     fedprox = ("bao.exact/fedprox-moments", "bao.returned/fedprox") + tuple(c for c in structured if "fedprox" in c)
@@ -753,6 +784,12 @@ def _variants() -> tuple[Any, ...]:
           tuple(c for c in kernel if "fedprox" in c), patch=kernel_prox_sign),
         V("structured/basis-transposed", "algorithm", "the shared basis applied transposed (Vᵀ for V)",
           tuple(c for c in structured if "basis" in c or c.startswith("bao.returned/")), patch=basis_transposed),
+        V("lowrank/kernel-no-rank-one", "algorithm", "the one-pass round drops the rank-one term u_k(u_kᵀ(w − c_k))",
+          lowrank, patch=lowrank_kernel_no_rank_one),
+        V("lowrank/kernel-prox-sign", "algorithm", "the one-pass round with FedProx's μ_p of the wrong sign",
+          tuple(c for c in lowrank if "fedprox" in c), patch=lowrank_kernel_prox_sign),
+        V("lowrank/kernel-uniform-weights", "algorithm", "the one-pass round averages with 1/m, not π_k", lowrank,
+          patch=lowrank_kernel_uniform_weights),
         V("oracle/noise-ignores-batch", "oracle", "Gaussian noise σ/√d instead of σ/√(dB)", gaussian,
           patch=noise_not_divided_by_batch),
         V("oracle/minibatch-divides-by-B+1", "oracle", "minibatch gradient divided by B + 1", sampled,
