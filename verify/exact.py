@@ -97,13 +97,17 @@ def quadratic_oracle(problem, batch: int = 1, exact: bool = False) -> Oracle:
 
 
 def sample_oracle(problem, batch: int, replace: bool = False, exact: bool = False) -> Oracle:
-    """The minibatch oracle of a sample-based problem: f_k(w) = (1/2n)‖X_kw − y_k‖², from X_k, y_k only."""
-    if getattr(problem.datafit, "X", None) is None:
-        from fedrates.solvers.errors import InputError
+    """The minibatch oracle of a sample-based problem: f_k(w) = (1/2n)‖X_kw − y_k‖², from X_k, y_k only (samples held
+    implicitly are formed by the family, ``to_sample_least_squares``: the recursion is dense anyway)."""
+    fit = problem.datafit
+    if getattr(fit, "X", None) is None:
+        if not hasattr(fit, "to_sample_least_squares"):
+            from fedrates.solvers.errors import InputError
 
-        raise InputError(f"problem {problem.family} has no sample matrix X (samples held implicitly); the exact "
-                         "minibatch recursion needs the explicit samples")
-    X, y = np.asarray(problem.datafit.X, dtype=float), np.asarray(problem.datafit.y, dtype=float)
+            raise InputError(f"problem {problem.family} has no sample matrix X; the exact minibatch recursion needs "
+                             "the samples")
+        fit = fit.to_sample_least_squares()
+    X, y = np.asarray(fit.X, dtype=float), np.asarray(fit.y, dtype=float)
     n = X.shape[1]
     Q = np.einsum("kni,knj->kij", X, X) / n
     b = np.einsum("kni,kn->ki", X, y) / n

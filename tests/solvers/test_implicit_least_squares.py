@@ -132,8 +132,12 @@ def test_dense_path_untouched_and_fused_only_for_sample_matrices():
         assert float(getattr(mine, name)) == float(getattr(twin, name)), name
     from fedrates.verify import exact
 
-    with pytest.raises(InputError, match="no sample matrix"):
-        exact.sample_oracle(problem, 2)
+    # the exact minibatch recursion forms the samples (small instances), and is refused with them beyond the budget
+    np.testing.assert_array_equal(exact.sample_oracle(problem, 2).X, dense_twin(problem).datafit.X)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ils, "DENSE_BUDGET", 10)
+        with pytest.raises(InputError, match="sample matrix"):
+            exact.sample_oracle(problem, 2)
     assert isinstance(dense_twin(problem).datafit, SampleLeastSquares)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ils, "DENSE_BUDGET", 10)

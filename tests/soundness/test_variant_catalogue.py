@@ -45,6 +45,7 @@ DESIGNATED = {
     "bao.exact/structured-fedavg-diagonal": "structured/kernel-uniform-weights",
     "bao.exact/structured-fedprox-diagonal": "structured/kernel-power-E-1",
     "bao.returned/structured-fedprox": "structured/basis-transposed",
+    "bao.returned/fedavg-implicit": "implicit/batch-mean-over-n",
     "bao.exact/lowrank-fedavg": "lowrank/kernel-no-rank-one",
     "bao.exact/lowrank-fedprox": "lowrank/kernel-prox-sign",
 }

@@ -122,3 +122,25 @@ def test_dense_round_law_equals_the_shared_basis_law():
     ("bao.exact/lowrank-fedprox", bb.lowrank_kernel_prox_sign, "fail")])
 def test_lowrank_claims(cid, patch, verdict):
     assert _verdict(cid, patch) == verdict
+
+
+# ---- least squares with implicit features: real minibatches through the family's own row gradients -----------------
+@pytest.mark.parametrize("patch, verdict", [(None, "pass"), (bb.implicit_batch_mean_over_n, "fail"),
+                                            (bb.minibatch_mean_off_by_one, "fail")])
+def test_implicit_returned_point_claim(patch, verdict):
+    """The exact mean comes from the explicit samples (formed from the scales and DCT rows), the run from the
+    implicit row gradients: a minibatch gradient averaged over n or over B + 1 moves the mean."""
+    assert _verdict("bao.returned/fedavg-implicit", patch) == verdict
+
+
+def test_exact_sample_oracle_of_implicit_features_is_the_explicit_one():
+    from fedrates.verify import exact
+    from fedrates.verify.claims.bao.exact import IMPLICIT, IMPLICIT_WEIGHTS
+
+    problem = problem_of("implicit_least_squares", IMPLICIT, IMPLICIT_WEIGHTS)
+    twin = problem.datafit.to_sample_least_squares()
+    oracle = exact.sample_oracle(problem, 2)
+    np.testing.assert_array_equal(oracle.X, twin.X)
+    np.testing.assert_allclose(oracle.Q, np.einsum("kni,knj->kij", twin.X, twin.X) / twin.X.shape[1], rtol=1e-14)
+    Q, _ = client_quadratics(problem)
+    np.testing.assert_allclose(Q, problem.datafit.hessians, rtol=1e-12, atol=1e-14)

@@ -51,9 +51,9 @@ def closed_form_optimum(problem: Any) -> np.ndarray:
 def client_quadratics(problem: Any) -> tuple[np.ndarray, np.ndarray]:
     """(Q_k, b_k) with ∇f_k(w) = Q_kw − b_k, built here from the client data: Q_k itself (Gaussian-noise
     quadratics), V diag(λ_k) Vᵀ and V(λ_k ⊙ c̃_k) (shared-basis quadratics, V multiplied out here), diag(δ_k) +
-    u_ku_kᵀ and Q_kc_k (diagonal plus rank one), X_kᵀX_k/n and
-    X_kᵀy_k/n (samples), or C + m_km_kᵀ and Q_kw° (population least squares with
-    x ~ N(m_k, C), y = xᵀw° + ε, Bao et al. §2)."""
+    u_ku_kᵀ and Q_kc_k (diagonal plus rank one), X_kᵀX_k/n and X_kᵀy_k/n (samples; implicit features formed from
+    their scales and DCT rows), or C + m_km_kᵀ and Q_kw° (population least squares with x ~ N(m_k, C), y = xᵀw° + ε,
+    Bao et al. §2)."""
     fit = problem.datafit
     if hasattr(fit, "Q"):
         return np.asarray(fit.Q), np.asarray(fit.b)
@@ -69,6 +69,8 @@ def client_quadratics(problem: Any) -> tuple[np.ndarray, np.ndarray]:
         m, C = np.asarray(fit.means, dtype=float), np.asarray(fit.cov, dtype=float)
         Q = C[None] + np.einsum("kd,ke->kde", m, m)
         return Q, Q @ np.asarray(fit.truth, dtype=float).reshape(-1)
+    if getattr(fit, "X", None) is None and hasattr(fit, "to_sample_least_squares"):  # implicit features, formed here
+        fit = fit.to_sample_least_squares()
     X, y = np.asarray(fit.X), np.asarray(fit.y)
     return np.einsum("kni,knj->kij", X, X) / X.shape[1], np.einsum("kni,kn->ki", X, y) / X.shape[1]
 

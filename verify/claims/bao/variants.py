@@ -343,6 +343,19 @@ def minibatch_mean_off_by_one() -> contextlib.AbstractContextManager:
     return _patched(oracles, "_empirical_gradients", factory)
 
 
+def implicit_batch_mean_over_n() -> contextlib.AbstractContextManager:
+    """The minibatch gradient of implicit features averaged over the client's n samples instead of the B drawn
+    ((1/n)Σ_{i∈batch} instead of (1/B)Σ_{i∈batch})."""
+    from fedrates.solvers.problems.implicit_least_squares import ImplicitLeastSquares
+
+    def factory(real):
+        def wrong(fit, Wf, rows, batch):
+            return real(fit, Wf, rows, batch) * batch / fit.samples
+        return wrong
+
+    return _patched(ImplicitLeastSquares, "rows_gradients", factory)
+
+
 def biased_gradient() -> contextlib.AbstractContextManager:
     """Every gradient's mean multiplied by 1.05 (a constant-factor bias, e.g. a wrong normalisation): exact
     gradients, the mean part of Gaussian-noise gradients and minibatch gradients."""
@@ -792,8 +805,10 @@ def _variants() -> tuple[Any, ...]:
           patch=lowrank_kernel_uniform_weights),
         V("oracle/noise-ignores-batch", "oracle", "Gaussian noise σ/√d instead of σ/√(dB)", gaussian,
           patch=noise_not_divided_by_batch),
-        V("oracle/minibatch-divides-by-B+1", "oracle", "minibatch gradient divided by B + 1", sampled,
-          patch=minibatch_mean_off_by_one),
+        V("oracle/minibatch-divides-by-B+1", "oracle", "minibatch gradient divided by B + 1",
+          sampled + ("bao.returned/fedavg-implicit",), patch=minibatch_mean_off_by_one),
+        V("implicit/batch-mean-over-n", "oracle", "implicit-feature minibatch gradient averaged over n, not B",
+          ("bao.returned/fedavg-implicit",), patch=implicit_batch_mean_over_n),
         V("oracle/biased-gradient", "oracle", "every gradient multiplied by 1.05", moments + limits,
           patch=biased_gradient),
         V("oracle/shared-client-streams", "oracle", "all clients draw from identically seeded streams", moments,

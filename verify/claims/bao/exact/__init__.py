@@ -625,6 +625,14 @@ _QUAD_REGIME = ("Quadratic federation K = 4, d = 6, spectra in [0.5, 2], unequal
                 "gradient noise E‖ζ‖² = σ²/B = 4/B, no penalty and no ball; full participation.")
 _LASSO_REGIME = ("Least squares on K = 4 clients × n = 12 samples, d = 5, λ = 0, weights π = (0.1, 0.2, 0.3, 0.4); "
                  "minibatches of B = 3 samples; full participation.")
+_IMPLICIT_REGIME = ("Least squares with implicit features (scaled rows of the orthonormal DCT, never stored) on "
+                    "K = 6 clients × n = 10 samples, d = 5 (every coordinate seen twice per client), weights π = "
+                    "(0.1, 0.12, 0.15, 0.18, 0.2, 0.25); minibatches of B = 2 real samples drawn without replacement "
+                    "by the oracle; 3 of 6 clients sampled per round.")
+#: the implicit-feature federation of ``bao.returned/fedavg-implicit`` and its client weights
+IMPLICIT = {"clients": 6, "dim": 5, "samples": 10, "mu": 0.2, "L": 1.0, "heterogeneity": 1.0, "noise": 0.5,
+            "seed": 15}
+IMPLICIT_WEIGHTS = (0.1, 0.12, 0.15, 0.18, 0.2, 0.25)
 _COMP_REGIME = ("Quadratic federation K = 4, d = 6, unequal weights, ℓ1 penalty λ = 0.3 and an ℓ2 ball ρ = 1 that "
                 "binds at the optimum; exact gradients; certified reference re-certified at judge time.")
 
@@ -696,6 +704,11 @@ CLAIMS: tuple[Claim, ...] = (
               _LASSO_REGIME.replace("full participation", "3 of 4 clients sampled per round") + _START,
               family="lasso", problem_params=LASSO, weights=SKEWED,
               hyper={"step": 0.1, "mu_prox": 0.5, "local_steps": 3}, batch=3, participating=3),
+    _returned("bao.returned/fedavg-implicit", "fedavg",
+              "FedAvg on least squares with implicit features (real minibatches of B = 2 samples, 3 of 6 clients "
+              "sampled per round, E = 3): the returned point's mean equals the exact mean",
+              _IMPLICIT_REGIME + _START, family="implicit_least_squares", problem_params=IMPLICIT,
+              weights=IMPLICIT_WEIGHTS, hyper={"step": 0.3, "local_steps": 3}, batch=2, participating=3),
     _returned("bao.returned/fedmid", "fedmid",
               "FedMiD (no penalty) returns the last server iterate: its mean equals the exact mean (2 of 4 sampled)",
               _QUAD_REGIME.replace("full participation", "2 of 4 clients sampled per round") + _START,
