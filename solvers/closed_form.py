@@ -103,7 +103,7 @@ def timed(make: Callable[[], ClosedForm]) -> ClosedForm:
 def similarity(lam: np.ndarray, weights: np.ndarray, chunk: int = 1 << 19) -> tuple[float, float]:
     """(δ, δ_mean) of client Hessians Q_k = V diag(λ_k) Vᵀ sharing one orthogonal V: Q_i − Q_j = V diag(λ_i − λ_j)
     Vᵀ, so δ = max_ij ‖Q_i − Q_j‖₂ = max_c (max_k λ_kc − min_k λ_kc) and δ_mean = max_k ‖Q_k − Q̄‖₂ = max_kc
-    |λ_kc − λ̄_c| with λ̄ = Σ_k π_k λ_k; O(K·d), over chunks of clients (``lam`` (K, d))."""
+    abs(λ_kc − λ̄_c) with λ̄ = Σ_k π_k λ_k; O(K·d), over chunks of clients (``lam`` (K, d))."""
     lbar = weights @ lam
     lo, hi, mean_gap = np.full(lam.shape[1], np.inf), np.full(lam.shape[1], -np.inf), 0.0
     step = max(1, chunk // lam.shape[1])
