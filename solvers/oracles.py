@@ -30,7 +30,7 @@ algorithms that declare they never read ``RoundContext.client_rngs``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,6 +104,20 @@ class ClientStreams(Sequence):
             self._pool.fill_all(self._count)
         return (self._one(k) for k in range(self._count))
 
+    def build(self, clients: Iterable[int]) -> None:
+        """Build the generators of ``clients`` (in range) not built yet, together with the same clients' of the
+        other seeds made with these streams, in one vectorised hash: what a round of many participants needs,
+        without one hash per client."""
+        if self._pool is not None and len(self._built) < self._count:
+            missing = [k for k in clients if k not in self._built]
+            if missing:
+                self._pool.fill_many(missing)
+
+    def take(self, clients: Sequence[int]) -> list[np.random.Generator]:
+        """``[self[k] for k in clients]`` (clients in range), built as :meth:`build` builds them."""
+        self.build(clients)
+        return [self._one(k) for k in clients]
+
 
 #: streams hashed in one call when a pool builds every client (bounds the hash's temporary arrays)
 _FILL_CHUNK = 1 << 15
@@ -131,7 +145,12 @@ class _StreamPool:
     def fill_all(self, clients: int) -> None:
         """Build every client's generator of every member (the clients not filled yet), hashed together in chunks
         of :data:`_FILL_CHUNK` streams: what iterating over one member's streams is about to need client by client."""
-        todo = [k for k in range(clients) if k not in self._filled]
+        self.fill_many(range(clients))
+
+    def fill_many(self, clients: Iterable[int]) -> None:
+        """Build the generators of ``clients`` of every member (those not filled yet), hashed together in chunks of
+        :data:`_FILL_CHUNK` streams."""
+        todo = list(dict.fromkeys(k for k in clients if k not in self._filled))
         per_chunk = max(1, _FILL_CHUNK // max(1, len(self.members)))
         for start in range(0, len(todo), per_chunk):
             chunk = todo[start:start + per_chunk]
@@ -148,6 +167,32 @@ def make_streams(seed: int, clients: int) -> Streams:
     return make_streams_many([seed], clients)[0]
 
 
+#: bytes one client's generator holds once built (numpy's Generator and PCG64 objects with their lock, and its entry
+#: in :class:`ClientStreams`; 0.98 KB measured as resident memory per generator with numpy 2, rounded up)
+STREAM_BYTES = 1100
+
+
+def check_stream_memory(problem: Problem, seeds: int, batch: int, replace: bool, exact: bool,
+                        taking_part: int | None = None) -> None:
+    """Refuse (one-line InputError) a run whose per-client random streams would take more than half of the available
+    memory: with stochastic gradients that draw (minibatches, or gradient noise σ > 0) every replica builds a
+    generator per client as it first takes part, ``seeds × clients ×`` :data:`STREAM_BYTES` in all (8 seeds of 10⁶
+    clients: 8.2 GiB); exact or noiseless gradients build none. ``taking_part``: at most this many distinct clients
+    take part in the run (rounds × participants per round under client sampling), default all."""
+    from fedrates.solvers.problems._params import MEMORY_SHARE, available_memory
+
+    if exact or _unit_shape(problem, batch, replace) is None:
+        return
+    clients = problem.clients if taking_part is None else min(problem.clients, int(taking_part))
+    needed, avail = float(seeds) * clients * STREAM_BYTES, available_memory()
+    if needed > MEMORY_SHARE * avail:
+        from fedrates.solvers.errors import InputError
+
+        raise InputError(f"the per-client random streams of {seeds} seed(s) x {clients} clients need about "
+                         f"{needed / 2**30:.3g} GiB of memory, more than {MEMORY_SHARE:.0%} of the "
+                         f"{avail / 2**30:.3g} GiB available; use fewer seeds or clients, or exact gradients")
+
+
 def make_streams_many(seeds: Sequence[int], clients: int) -> list[Streams]:
     """``[make_streams(s, clients) for s in seeds]``, the same streams, hashed together: the servers' now, client
     k's of every seed on the first access to client k of any of them (:class:`_StreamPool`)."""
@@ -155,6 +200,13 @@ def make_streams_many(seeds: Sequence[int], clients: int) -> list[Streams]:
     pool = _StreamPool()
     pool.members = [ClientStreams(s, clients, pool) for s in seeds]
     return [Streams(server=g, clients=c) for g, c in zip(servers, pool.members, strict=True)]
+
+
+def _take(streams: Sequence[np.random.Generator], clients: list[int]) -> list[np.random.Generator]:
+    """``[streams[k] for k in clients]``, built in bulk when ``streams`` builds on demand
+    (:meth:`ClientStreams.take`)."""
+    take = getattr(streams, "take", None)
+    return take(clients) if take is not None else [streams[k] for k in clients]
 
 
 def _distinct(client_rngs: Sequence[Sequence[np.random.Generator]]) -> bool:
@@ -518,7 +570,10 @@ class GradientOracle:
         if self._gens_of is not None and self._gens_of[0] is clients:
             gens = self._gens_of[1]
         else:
-            gens = [self._client_rngs[r][k] for r in range(R) for k in clients[r].tolist()]
+            build = getattr(self._client_rngs[0], "build", None)
+            if build is not None and R > 1:  # every replica's participants at once (the seeds share one pool)
+                build(np.unique(clients).tolist())
+            gens = [g for r in range(R) for g in _take(self._client_rngs[r], clients[r].tolist())]
             if not clients.flags.writeable:  # a read-only participants array (full participation) cannot change
                 self._gens_of = (clients, gens)
         draws = _draw(gens, steps, self.unit, self.problem.sampling).reshape((R, m, steps) + self.unit)

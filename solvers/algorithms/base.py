@@ -51,7 +51,7 @@ import numpy as np
 from fedrates._lazy import lazy_import
 from fedrates.solvers.algorithms._trace import COLUMNS, METRICS, BatchTrace, Metrics, Trace
 from fedrates.solvers.errors import InputError, VerificationError, unknown_name
-from fedrates.solvers.oracles import GradientOracle, make_streams_many
+from fedrates.solvers.oracles import GradientOracle, check_stream_memory, make_streams_many
 
 pd = lazy_import("pandas")  # imported on first use: listing and refusing stay fast
 
@@ -401,6 +401,8 @@ def run_batch(
             raise InputError(f"w0 has shape {w0.shape}; expected {problem.shape} or {(R,) + problem.shape}")
     limit = DIVERGENCE_FACTOR * (1 + problem.norm(W0) + metrics.reference_norm())
 
+    check_stream_memory(problem, R, alg.batch, replace, exact=gradients == "exact",
+                        taking_part=None if participating is None else rounds * participating)
     streams = make_streams_many(seeds, K)
     oracle = GradientOracle(problem, [st.clients for st in streams], alg.batch, exact=(gradients == "exact"),
                             replace=replace, prefetch=not alg.uses_client_streams)

@@ -101,6 +101,84 @@ def test_iterating_a_seeds_streams_builds_every_client_of_every_seed_in_few_hash
     assert hashes == []  # nothing left to build
 
 
+def test_a_rounds_participants_are_built_together_in_one_hash(monkeypatch) -> None:
+    """The oracle takes a round's participants with ``ClientStreams.take``: the generators not built yet, of every
+    seed, in one chunked hash rather than one hash per client (at 10⁶ clients and 2 seeds a round built its streams
+    one client at a time, 18 µs each); the same generators and numbers as client-by-client access."""
+    from fedrates.solvers import oracles
+
+    hashes = []
+    generators = seed_streams.generators
+    monkeypatch.setattr(seed_streams, "generators", lambda seeds: hashes.append(len(seeds)) or generators(seeds))
+    seeds, K = [5, 2**35 + 7], 40
+    many = oracles.make_streams_many(seeds, K)
+    hashes.clear()
+    single = many[0].clients[7]  # built by first use, before the round
+    assert hashes == [2]
+    hashes.clear()
+    wanted = [3, 7, 11, 3, 39, 0]  # a repeat and an already-built client
+    taken = many[1].clients.take(wanted)
+    assert hashes == [2 * 4]  # clients 3, 11, 39, 0 of both seeds, in one hash
+    assert taken == [many[1].clients[k] for k in wanted] and many[0].clients[7] is single
+    hashes.clear()
+    assert many[0].clients.take([0, 3, 11]) == [many[0].clients[k] for k in (0, 3, 11)] and hashes == []
+    for s, st in zip(seeds, many, strict=True):
+        children = np.random.SeedSequence(s).spawn(K + 1)
+        for k in (0, 3, 7, 11, 39):
+            assert np.array_equal(st.clients[k].random(3), np.random.default_rng(children[1 + k]).random(3))
+
+
+def test_the_oracle_takes_a_rounds_participants_in_bulk(monkeypatch) -> None:
+    """A round's draws with gradient noise build the participants' streams through ``take`` (one hash for the round,
+    not one per client), and the gradients are those of numpy's SeedSequence(seed).spawn(K + 1) streams."""
+    from fedrates.solvers import oracles, problems
+
+    problem = problems.make("structured_quadratic", clients=30, dim=3, sigma=0.5)
+    hashes = []
+    generators = seed_streams.generators
+    monkeypatch.setattr(seed_streams, "generators", lambda seeds: hashes.append(len(seeds)) or generators(seeds))
+    many = oracles.make_streams_many([1, 2], problem.clients)
+    oracle = oracles.GradientOracle(problem, [st.clients for st in many], 1, prefetch=False)
+    hashes.clear()
+    clients = np.array([[4, 9, 20], [1, 4, 29]])
+    oracle.begin_round(clients, 1)
+    W = np.zeros((2, 3) + problem.shape)
+    G = oracle(W)
+    assert hashes == [2 * 5]  # clients 1, 4, 9, 20, 29 of both seeds, in one hash
+    exact = oracles.exact_gradients(problem, problem.flat(W), clients)
+    for r, s in enumerate((1, 2)):
+        children = np.random.SeedSequence(s).spawn(problem.clients + 1)
+        for i, k in enumerate(clients[r]):
+            noise = np.random.default_rng(children[1 + k]).standard_normal(problem.dim)
+            expected = exact[r, i] + 0.5 / np.sqrt(problem.dim * 1) * noise
+            assert np.allclose(problem.flat(G)[r, i], expected, rtol=1e-13, atol=1e-15)
+
+
+def test_a_run_whose_client_streams_would_not_fit_is_refused_in_one_line(monkeypatch) -> None:
+    """Stochastic gradients that draw build one generator per seed and client (about 1 KB each): a run that would
+    need more than half of the available memory for them is refused before they are built; exact gradients,
+    noiseless gaussian sampling and client sampling over few rounds build few or none and run."""
+    from fedrates.solvers import algorithms, oracles, problems
+    from fedrates.solvers.errors import InputError
+    from fedrates.solvers.problems import _params
+
+    noisy = problems.make("structured_quadratic", clients=50, dim=2, sigma=0.1)
+    quiet = problems.make("structured_quadratic", clients=50, dim=2, sigma=0.0)
+    # 50 clients x 4 seeds x 1,100 B = 220,000 B: refused when 300,000 B are available (more than half)
+    monkeypatch.setattr(_params, "available_memory", lambda: 300_000)
+    with pytest.raises(InputError) as refused:
+        algorithms.run_batch("fedavg", noisy, 2, seeds=range(4))
+    message = str(refused.value)
+    assert "\n" not in message and "4 seed(s) x 50 clients" in message and "GiB" in message
+    oracles.check_stream_memory(noisy, 4, 1, False, exact=True)  # no streams drawn: nothing to refuse
+    oracles.check_stream_memory(quiet, 4, 1, False, exact=False)
+    oracles.check_stream_memory(noisy, 4, 1, False, exact=False, taking_part=2 * 10)  # 40 clients: 176,000 B
+    with pytest.raises(InputError):
+        oracles.check_stream_memory(noisy, 4, 1, False, exact=False, taking_part=2 * 30)  # all 50: refused
+    monkeypatch.setattr(_params, "available_memory", lambda: 450_000)
+    assert algorithms.run_batch("fedavg", noisy, 2, seeds=range(4)).final().shape[0] == 4
+
+
 def test_the_dp_noise_seed_is_read_without_building_a_client_stream() -> None:
     """DP-FedAvg derives its noise streams from the run seed, read from the replica's client streams: reading it
     builds none of them (exact-gradient runs never draw from them)."""
