@@ -605,3 +605,28 @@ def lowrank_local_average(delta, u, centres, clients, weights, x, steps, step, m
                         e[i] -= step * (dk[i] * e[i] + a * uk[i] + mu_prox * (e[i] - e0[i]))
             for i in range(d):
                 out[r, i] += p * (ck[i] + e[i])
+
+
+@njit(cache=True, fastmath=_FM, nogil=True, error_model="numpy")
+def secular_bisect(lo, hi, delta, u2, largest, iterations, out):  # pragma: no cover - compiled
+    """out[k] = the midpoint of [lo_k, hi_k] bisected on the sign of 1 − Σ_j u2[k, j]/(t − δ[k, j]) until the bracket
+    is two adjacent floats (or ``iterations`` halvings): the largest root moves hi down where the sum is below 1,
+    the smallest where it is not above 1 (:func:`fedrates.solvers.problems.lowrank_quadratic._bisect`, one client's
+    row held in cache for all its halvings)."""
+    K, d = delta.shape
+    for k in range(K):
+        a = lo[k]
+        b = hi[k]
+        for _ in range(iterations):
+            mid = 0.5 * (a + b)
+            if not (mid > a and mid < b):
+                break
+            s = 0.0
+            for j in range(d):
+                s += u2[k, j] / (mid - delta[k, j])
+            down = s < 1.0 if largest else not (s > 1.0)
+            if down:
+                b = mid
+            else:
+                a = mid
+        out[k] = 0.5 * (a + b)

@@ -173,24 +173,29 @@ STREAM_BYTES = 1100
 
 
 def check_stream_memory(problem: Problem, seeds: int, batch: int, replace: bool, exact: bool,
-                        taking_part: int | None = None) -> None:
+                        taking_part: int | None = None, extra_per_client: float = 0.0) -> None:
     """Refuse (one-line InputError) a run whose per-client random streams would take more than half of the available
     memory: with stochastic gradients that draw (minibatches, or gradient noise σ > 0) every replica builds a
     generator per client as it first takes part, ``seeds × clients ×`` :data:`STREAM_BYTES` in all (8 seeds of 10⁶
     clients: 8.2 GiB); exact or noiseless gradients build none. ``taking_part``: at most this many distinct clients
-    take part in the run (rounds × participants per round under client sampling), default all."""
+    take part in the run (rounds × participants per round under client sampling), default all.
+    ``extra_per_client``: bytes the algorithm holds per seed and client besides (its own noise streams and their
+    buffer, :meth:`fedrates.solvers.algorithms.base.Algorithm.bytes_per_client`)."""
     from fedrates.solvers.problems._params import MEMORY_SHARE, available_memory
 
-    if exact or _unit_shape(problem, batch, replace) is None:
+    draws = not exact and _unit_shape(problem, batch, replace) is not None
+    per_client = (STREAM_BYTES if draws else 0.0) + float(extra_per_client)
+    if per_client <= 0:
         return
     clients = problem.clients if taking_part is None else min(problem.clients, int(taking_part))
-    needed, avail = float(seeds) * clients * STREAM_BYTES, available_memory()
+    needed, avail = float(seeds) * clients * per_client, available_memory()
     if needed > MEMORY_SHARE * avail:
         from fedrates.solvers.errors import InputError
 
         raise InputError(f"the per-client random streams of {seeds} seed(s) x {clients} clients need about "
                          f"{needed / 2**30:.3g} GiB of memory, more than {MEMORY_SHARE:.0%} of the "
-                         f"{avail / 2**30:.3g} GiB available; use fewer seeds or clients, or exact gradients")
+                         f"{avail / 2**30:.3g} GiB available; use fewer seeds or clients"
+                         + (", or exact gradients" if draws else ""))
 
 
 def make_streams_many(seeds: Sequence[int], clients: int) -> list[Streams]:

@@ -127,6 +127,11 @@ class Algorithm:
             if "doc" in f.metadata:
                 object.__setattr__(self, f.name, _coerce(self.name, f, getattr(self, f.name)))
 
+    def bytes_per_client(self, problem: Any) -> float:
+        """Bytes the algorithm itself holds per seed and client during a run (its own random streams and buffers;
+        the oracle's streams are counted apart), for the memory check of :func:`run_batch`; 0 by default."""
+        return 0.0
+
     # ---- protocol ----
     def init(self, problem: Any, w0: np.ndarray) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -402,7 +407,8 @@ def run_batch(
     limit = DIVERGENCE_FACTOR * (1 + problem.norm(W0) + metrics.reference_norm())
 
     check_stream_memory(problem, R, alg.batch, replace, exact=gradients == "exact",
-                        taking_part=None if participating is None else rounds * participating)
+                        taking_part=None if participating is None else rounds * participating,
+                        extra_per_client=alg.bytes_per_client(problem))
     streams = make_streams_many(seeds, K)
     oracle = GradientOracle(problem, [st.clients for st in streams], alg.batch, exact=(gradients == "exact"),
                             replace=replace, prefetch=not alg.uses_client_streams)

@@ -139,6 +139,12 @@ class DPFedAvgClip(Algorithm):
     def supports(self, problem: Any) -> str | None:
         return smooth_only(self.name, problem)
 
+    def bytes_per_client(self, problem: Any) -> float:
+        """Each client's noise stream and its :class:`NoiseBuffer` rows (:data:`NOISE_BLOCK` rounds of d draws)."""
+        from fedrates.solvers.oracles import STREAM_BYTES
+
+        return STREAM_BYTES + 8.0 * NOISE_BLOCK * problem.dim
+
     # ---- pieces (overridden by the normalised variant and by broken variants in soundness tests) ----
     def transform(self, U: np.ndarray, norms: np.ndarray, ctx: RoundContext) -> np.ndarray:
         """g = clip(u, C) per client (eq. 4)."""

@@ -252,7 +252,17 @@ def _bisect(lo: np.ndarray, hi: np.ndarray, delta: np.ndarray, u2: np.ndarray, l
     moves hi down to t; for λ_min, g(t) ≥ 0 (λ_min ≤ t) moves hi down to t; otherwise lo moves up.  Inside a
     bracket no t equals a δ_j (the brackets hold no pole in their interior), so every division is by a non-zero
     number.  Stops when every bracket is two adjacent floats (about 53 + log2((hi − lo)/lo) steps); returns the
-    midpoint of the final bracket."""
+    midpoint of the final bracket.  The numba backend bisects one client at a time, its row in cache for all the
+    halvings (:func:`fedrates.solvers._kernels_numba.secular_bisect`; its sums are reassociated, so a root may end
+    a few floats apart: the certificates check the values returned, whichever backend computed them)."""
+    from fedrates.solvers import kernels
+
+    if kernels.BACKEND == "numba":
+        out = np.empty(delta.shape[0])
+        kernels._nb().secular_bisect(np.ascontiguousarray(lo, dtype=float), np.ascontiguousarray(hi, dtype=float),
+                                     np.ascontiguousarray(delta), np.ascontiguousarray(u2), bool(largest),
+                                     _BISECTIONS, out)
+        return out
     buf = np.empty_like(delta)
     for _ in range(_BISECTIONS):
         mid = 0.5 * (lo + hi)

@@ -66,9 +66,18 @@ def assert_close_rel(a: np.ndarray, b: np.ndarray, rel: float) -> None:
 
 
 # ---- per-client eigenvalues ---------------------------------------------------------------------------------------
+@pytest.fixture(params=["numba", "numpy"])
+def bisection_backend(request, monkeypatch):
+    """The secular bisection of either backend (numba: one client at a time, compiled; numpy: all clients at once)."""
+    from fedrates.solvers import kernels
+
+    monkeypatch.setattr(kernels, "BACKEND", request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("K,d,boost", [(9, 1, 2.0), (9, 2, 0.7), (8, 6, 0.0), (8, 6, 3.0), (5, 40, 20.0)])
-def test_secular_eigenvalues_equal_dense(seed, K, d, boost):
+def test_secular_eigenvalues_equal_dense(seed, K, d, boost, bisection_backend):
     fit = small(seed, clients=K, dim=d, boost=boost).datafit
     ev = np.linalg.eigvalsh(textbook_hessians(fit))
     lam_min, lam_max = lq.extreme_eigenvalues(fit.delta, fit.u)
@@ -78,7 +87,7 @@ def test_secular_eigenvalues_equal_dense(seed, K, d, boost):
         assert (lam_min == fit.delta.min(axis=1)).all() and (lam_max == fit.delta.max(axis=1)).all()
 
 
-def test_secular_eigenvalues_and_witnesses_of_degenerate_clients():
+def test_secular_eigenvalues_and_witnesses_of_degenerate_clients(bisection_backend):
     fit = degenerate_fit()
     Q = textbook_hessians(fit)
     ev = np.linalg.eigvalsh(Q)
@@ -95,7 +104,7 @@ def test_secular_eigenvalues_and_witnesses_of_degenerate_clients():
             assert v @ Q[k] @ v == pytest.approx(lam, rel=1e-13)
 
 
-def test_secular_solver_over_many_chunks():
+def test_secular_solver_over_many_chunks(bisection_backend):
     """K·d = 10⁶ (more than one chunk of clients): the extremes of the first clients equal the dense eigenvalues (its
     time is measured by benchmarks/scale_clients.py --family lowrank, not asserted here)."""
     rng = np.random.default_rng(0)

@@ -177,6 +177,13 @@ def test_a_run_whose_client_streams_would_not_fit_is_refused_in_one_line(monkeyp
         oracles.check_stream_memory(noisy, 4, 1, False, exact=False, taking_part=2 * 30)  # all 50: refused
     monkeypatch.setattr(_params, "available_memory", lambda: 450_000)
     assert algorithms.run_batch("fedavg", noisy, 2, seeds=range(4)).final().shape[0] == 4
+    # DP-FedAvg holds a noise stream and 32 rounds of d noise draws per seed and client, whatever the gradients:
+    # 4 x 50 x (1,100 + 8 x 32 x 2) = 322,400 B, refused with 450,000 B available, run with twice as much
+    assert algorithms.make("dp_fedavg_clip").bytes_per_client(quiet) == 1100 + 8 * 32 * 2
+    with pytest.raises(InputError, match="4 seed"):
+        algorithms.run_batch("dp_fedavg_clip", quiet, 2, seeds=range(4), gradients="exact")
+    monkeypatch.setattr(_params, "available_memory", lambda: 900_000)
+    assert algorithms.run_batch("dp_fedavg_clip", quiet, 2, seeds=range(4), gradients="exact").final().shape[0] == 4
 
 
 def test_the_dp_noise_seed_is_read_without_building_a_client_stream() -> None:
