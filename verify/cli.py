@@ -80,11 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _end_refusal(code: int) -> None:
-    """End the process at once after a refusal: flush the standard streams and skip the interpreter's teardown
-    (freeing sympy's and numpy's objects takes about 0.1 s, a fifth of a refusal's time budget).  Only when nothing
-    teardown would finish is running: no other thread, no child process (a refusal writes no file; ``with``
-    blocks have closed theirs while the error propagated)."""
+def _end_now(code: int) -> None:
+    """End the process at once after a refusal or a finished ``run``: flush the standard streams and skip the
+    interpreter's teardown (freeing sympy's and numpy's objects takes about 0.1 s, a fifth of a refusal's time
+    budget; freeing the 4·10⁶ client generators of a run of 4 seeds × 10⁶ clients with gradient noise, 7 s).  Only
+    when nothing teardown would finish is running: no other thread, no child process (a refusal writes no file, a
+    run has written and closed its ``--out`` file; ``with`` blocks have closed theirs)."""
     import os
     import threading
 
@@ -121,11 +122,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():  # numeric edge cases are reported as values, never as warnings on stderr
             warnings.simplefilter("ignore", RuntimeWarning)
-            return int(args.handler(args) or 0)
+            code = int(args.handler(args) or 0)
+        if argv is None and args.command == "run":  # the program itself: a run may hold 10⁶ client generators
+            _end_now(code)
+        return code
     except InputError as exc:
         sys.stderr.write(f"fedrates: error: {_one_line(exc)}\n")
         if argv is None:  # the program itself, not a caller in Python
-            _end_refusal(2)
+            _end_now(2)
         return 2
     except (ArithmeticError, RecursionError) as exc:  # values the up-front checks let through: still one line
         sys.stderr.write(f"fedrates: error: {_one_line(_numeric_failure(exc))}\n")
