@@ -229,6 +229,12 @@ def _unit_shape(problem: Problem, batch: int, replace: bool) -> tuple[int, ...] 
     return (problem.dim,) if problem.noise_std > 0 else None
 
 
+def draws_per_client(problem: Problem, batch: int, replace: bool = False) -> bool:
+    """Whether stochastic gradients on ``problem`` draw random numbers from the clients' streams (sampled
+    minibatches, or gradient noise σ > 0): then every client that takes part builds a generator."""
+    return _unit_shape(problem, batch, replace) is not None
+
+
 def _draw(gens: Sequence[np.random.Generator], steps: int, unit: tuple[int, ...], sampling: str) -> np.ndarray:
     """Stack of ``steps`` draw units per generator: (len(gens), steps, *unit)."""
     out = np.empty((len(gens), steps) + unit)

@@ -387,6 +387,36 @@ def test_explore_dominant_text_names_failing_conditions(capsys):
            "    [128, 1e+300]  sigma**2/(K*T*mu)\n" in out
 
 
+def test_a_run_long_because_of_its_client_streams_is_announced_once_its_problem_is_built(capsys, monkeypatch):
+    """4 seeds x 10⁶ noisy clients, 2 rounds: 8·10⁶ client steps (2.7 s at the engine's rate, not announced before
+    the build) and 4·10⁶ generators (24 s) with 8·10⁶ draws (8 s): announced after the build; a run whose steps
+    were announced already, or that stays short, says nothing more; exact gradients and σ = 0 draw nothing."""
+    import argparse
+
+    from fedrates.solvers import algorithms, problems
+    from fedrates.verify.commands import _common
+    from fedrates.verify.commands.run import _announce_streams
+
+    _common.announce_streams(4e6, 8e6, 10)
+    err = capsys.readouterr().err
+    assert err.startswith("fedrates: note: this run draws its gradients from 4e+06 per-client random streams")
+    assert "roughly 0.58 min" in err and err.count("\n") == 1  # (8e6/3e6 + 4e6 x 6e-6 + 8e6 x 1e-6) s = 34.7 s
+    _common.announce_streams(4e6, 1e8, 10)  # 33 s of steps: announce_work spoke already
+    _common.announce_streams(1e5, 1e5, 10)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(_common, "STREAM_BUILD_SECONDS", 1.0)  # a small run made "long" to exercise the helper
+    noisy = problems.make("structured_quadratic", clients=40, dim=2, sigma=0.1)
+    quiet = problems.make("structured_quadratic", clients=40, dim=2, sigma=0.0)
+    method = algorithms.make("fedavg")
+    for gradients, problem, participating, said in (("stochastic", noisy, None, "80 per-client"),
+                                                    ("stochastic", noisy, 5, "40 per-client"),  # 4 rounds x 5
+                                                    ("exact", noisy, None, ""), ("stochastic", quiet, None, "")):
+        args = argparse.Namespace(gradients=gradients, participating=participating, rounds=4)
+        _announce_streams(args, method, problem, [0, 1])
+        err = capsys.readouterr().err
+        assert (said in err) if said else err == "", (gradients, participating, err)
+
+
 def test_a_long_run_is_announced_before_it_starts(capsys):
     from fedrates.verify.cli import build_parser
     from fedrates.verify.commands._common import validate_run

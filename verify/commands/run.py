@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from fedrates.solvers.errors import InputError
-from fedrates.verify.commands._common import parse_assignments, print_json, save_fallback, to_jsonable, validate_run
+from fedrates.verify.commands._common import (
+    announce_streams,
+    parse_assignments,
+    print_json,
+    save_fallback,
+    to_jsonable,
+    validate_run,
+)
 from fedrates.verify.numbers import ascii_int
 
 
@@ -87,6 +94,20 @@ def _write(trace: Any, problem: Any, out: str) -> None:
     rec.write_records(long, path, prov, own_provenance_file=True)
 
 
+def _announce_streams(args: argparse.Namespace, method: Any, problem: Any, seeds: list[int]) -> None:
+    """The note of a run made long by its per-client random streams (:func:`announce_streams`), once the problem
+    says whether its stochastic gradients draw."""
+    from fedrates.solvers.oracles import draws_per_client
+
+    if args.gradients != "stochastic" or not draws_per_client(problem, method.batch):
+        return
+    K = problem.clients
+    per_round = args.participating or K
+    taking_part = K if args.participating is None else min(K, args.rounds * per_round)
+    announce_streams(len(seeds) * taking_part, args.rounds * per_round * method.local_steps * len(seeds),
+                     problem.dim)
+
+
 def run(args: argparse.Namespace) -> int:
     seeds = validate_run(args)  # every argument, the sizes and the --out destination, before any work
     from fedrates.solvers import algorithms
@@ -100,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
     # during the run (scipy's BLAS) included
     with single_threaded():
         problem = _problem(args)
+        _announce_streams(args, method, problem, seeds)
         trace = algorithms.run_batch(method, problem, args.rounds, seeds=seeds, participating=args.participating,
                                      gradients=args.gradients, record_every=args.record_every)
     resolve = getattr(method, "resolved_hyperparameters", None)
