@@ -183,7 +183,7 @@ def check_stream_memory(problem: Problem, seeds: int, batch: int, replace: bool,
     buffer, :meth:`fedrates.solvers.algorithms.base.Algorithm.bytes_per_client`)."""
     from fedrates.solvers.problems._params import MEMORY_SHARE, available_memory
 
-    draws = not exact and _unit_shape(problem, batch, replace) is not None
+    draws = not exact and draws_per_client(problem, batch, replace)
     per_client = (STREAM_BYTES if draws else 0.0) + float(extra_per_client)
     if per_client <= 0:
         return
